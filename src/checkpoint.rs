@@ -1,0 +1,48 @@
+//! Checkpoints: the places where a test may pause the destination or make it
+//! fail.
+//!
+//! A race made with `sleep` happens sometimes; a race made with a checkpoint
+//! happens every time. The harness's own statements ([`Tx`](crate::Tx)
+//! methods) call the hook of their [`Destination`](crate::Destination) at
+//! fixed points, so the learner cannot forget or misplace them. While the hook
+//! runs, the destination is paused exactly there, with whatever locks it
+//! holds; the hook may act on other connections and then let it go on
+//! (`Ok(())`) or inject a fault (`Err(..)`).
+
+use std::fmt;
+
+/// A point in `apply` or `install_generation` where the hook is called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Checkpoint {
+    /// Just after [`Tx::installed_generation`](crate::Tx::installed_generation)
+    /// read the installed generation.
+    GenerationRead,
+    /// Just before [`Tx::set_value`](crate::Tx::set_value) writes: every
+    /// check is done and the effect is next.
+    BeforeEffect,
+    /// Just after [`Tx::set_value`](crate::Tx::set_value) wrote the value,
+    /// before the request is recorded.
+    ValueWritten,
+    /// Just before [`Tx::set_generation`](crate::Tx::set_generation) writes a
+    /// new generation.
+    BeforeInstall,
+    /// In the worker-side-check counterexample: the worker has checked its
+    /// generation and is about to write without one.
+    WorkerChecked,
+}
+
+impl fmt::Display for Checkpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Checkpoint::GenerationRead => "generation read",
+            Checkpoint::BeforeEffect => "before effect",
+            Checkpoint::ValueWritten => "value written",
+            Checkpoint::BeforeInstall => "before install",
+            Checkpoint::WorkerChecked => "worker checked",
+        })
+    }
+}
+
+/// What a test runs at a checkpoint: act on other connections, then return
+/// `Ok(())` to let the destination go on or an error to inject a fault.
+pub type Hook = Box<dyn FnMut(Checkpoint) -> Result<(), crate::LabError>>;

@@ -1,0 +1,300 @@
+//! The claim catalogue: every claim the lab makes, in the lesson's order,
+//! with its points and where a learner should look when it fails.
+//!
+//! This is the one place claims are defined. The graded tests name their
+//! claim by id (a test `l4_2_…` belongs to L4.2), their failure messages
+//! quote it, the transcript heads its lines with it, and the grader sums its
+//! points.
+
+/// One of the six lessons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lesson {
+    /// `L1` to `L6`.
+    pub id: &'static str,
+    /// The lesson's title.
+    pub title: &'static str,
+}
+
+/// One claim of a lesson, proved by one or more graded tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Claim {
+    /// `L1.1` and so on.
+    pub id: &'static str,
+    /// The claim in one line.
+    pub text: &'static str,
+    /// What it is worth in the grade.
+    pub points: u32,
+    /// The exercise files whose decisions the claim tests.
+    pub files: &'static [&'static str],
+    /// What to think about when it fails.
+    pub hint: &'static str,
+}
+
+impl Claim {
+    /// The lesson the claim belongs to (`L4.2` belongs to `L4`).
+    pub fn lesson(&self) -> Lesson {
+        let prefix = self.id.split('.').next().unwrap_or(self.id);
+        LESSONS
+            .into_iter()
+            .find(|lesson| lesson.id == prefix)
+            .unwrap_or(LESSONS[0])
+    }
+
+    /// The prefix its test functions start with: `L4.2` is `l4_2_`.
+    pub fn test_prefix(&self) -> String {
+        format!("{}_", self.id.to_lowercase().replace('.', "_"))
+    }
+}
+
+/// The exercise file of `install_generation`.
+pub const INSTALL: &str = "exercises/install_generation.rs";
+/// The exercise file of `apply`.
+pub const APPLY: &str = "exercises/apply.rs";
+
+const BOTH: &[&str] = &[APPLY, INSTALL];
+const APPLY_ONLY: &[&str] = &[APPLY];
+const INSTALL_ONLY: &[&str] = &[INSTALL];
+
+/// The lessons, in order.
+pub const LESSONS: [Lesson; 6] = [
+    Lesson {
+        id: "L1",
+        title: "Authority can become stale",
+    },
+    Lesson {
+        id: "L2",
+        title: "An explicit contract per resource",
+    },
+    Lesson {
+        id: "L3",
+        title: "The decision is applied inside the transaction",
+    },
+    Lesson {
+        id: "L4",
+        title: "Authority does not remove duplicates",
+    },
+    Lesson {
+        id: "L5",
+        title: "Counterexamples bound the protection",
+    },
+    Lesson {
+        id: "L6",
+        title: "Bad input gets a clear error and changes nothing",
+    },
+];
+
+/// Every claim, in the lesson's order.
+pub const CLAIMS: [Claim; 26] = [
+    Claim {
+        id: "L1.1",
+        text: "a worker that read generation 1 is rejected as stale once 2 is installed",
+        points: 1,
+        files: BOTH,
+        hint: "apply must compare the presented generation with the one installed now, \
+               not trust what the worker read earlier; install_generation must really write",
+    },
+    Claim {
+        id: "L1.2",
+        text: "no pause is needed: an install between the worker's check and its write is caught only by apply",
+        points: 1,
+        files: BOTH,
+        hint: "the worker-side check lets the stale write through; apply must check the \
+               generation itself, in the transaction that writes",
+    },
+    Claim {
+        id: "L2.1",
+        text: "resources are independent: a new generation on fund-A leaves fund-B at 1",
+        points: 1,
+        files: BOTH,
+        hint: "read and write the generation of the resource you were given, and only that one",
+    },
+    Claim {
+        id: "L2.2",
+        text: "an invented higher generation is rejected as never issued, distinct from stale",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "accept only equality: `>=` lets a worker invent 3 while 2 is installed; \
+               higher is NeverIssued, lower is Stale",
+    },
+    Claim {
+        id: "L2.3",
+        text: "the installed generation is accepted and apply returns the new value",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "on success return Outcome::Applied with the value after the delta, and commit",
+    },
+    Claim {
+        id: "L2.4",
+        text: "install_generation refuses an equal or lower generation and changes nothing",
+        points: 1,
+        files: INSTALL_ONLY,
+        hint: "a new generation must be strictly higher than the installed one (NotHigher)",
+    },
+    Claim {
+        id: "L2.5",
+        text: "an unknown resource is a clear error and nothing is created",
+        points: 1,
+        files: BOTH,
+        hint: "let the UnknownResource error from installed_generation through with `?`; \
+               never insert a resource",
+    },
+    Claim {
+        id: "L2.6",
+        text: "granted but not installed: generation 2 is rejected until the authority installs it",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "the destination knows only what is installed: a higher number is NeverIssued \
+               even if somebody promised it",
+    },
+    Claim {
+        id: "L3.1",
+        text: "while another connection holds the write lock, apply fails as contention, then succeeds",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "contention is not a rejection: pass the Contention error through unchanged, \
+               and do not turn it into a generation error",
+    },
+    Claim {
+        id: "L3.2",
+        text: "between validation and effect apply holds the write lock: an install is refused by contention",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "a DEFERRED transaction, or a generation read before BEGIN, leaves a gap: \
+               BEGIN IMMEDIATE before reading the generation",
+    },
+    Claim {
+        id: "L3.3",
+        text: "install_generation takes the write lock the same way",
+        points: 1,
+        files: INSTALL_ONLY,
+        hint: "install_generation also reads then writes: BEGIN IMMEDIATE before the read",
+    },
+    Claim {
+        id: "L3.4",
+        text: "the transaction claims hold in both the rollback-journal and the WAL mode",
+        points: 1,
+        files: BOTH,
+        hint: "IMMEDIATE takes the write lock in both modes; DEFERRED holds none in either",
+    },
+    Claim {
+        id: "L4.1",
+        text: "the same intent twice is applied once; the replay returns the stored result",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "record every applied request and look it up (by resource and request id) \
+               before applying",
+    },
+    Claim {
+        id: "L4.2",
+        text: "r1 (+7) returns 7, r2 (+5) makes 12, replaying r1 returns 7 and leaves 12",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "a replay returns the result stored with the record, not the current value",
+    },
+    Claim {
+        id: "L4.3",
+        text: "the same request id with a different delta is a conflict and changes nothing",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "compare the stored delta before answering with the stored result",
+    },
+    Claim {
+        id: "L4.4",
+        text: "records are keyed by resource and request id: r1 on fund-A and on fund-B are two requests",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "look the record up by resource AND request id",
+    },
+    Claim {
+        id: "L4.5",
+        text: "the generation is not a deduplication key: two request ids under one generation both apply",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "the request id identifies the intent; the generation only says who may act",
+    },
+    Claim {
+        id: "L4.6",
+        text: "the generation is checked before the record: a stale replay is rejected as stale",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "check the generation first; a worker that lost authority must not learn \
+               results through replays",
+    },
+    Claim {
+        id: "L4.7",
+        text: "the same request under a newer installed generation is a replay, not a second effect",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "the record is keyed by resource and request id, not by generation",
+    },
+    Claim {
+        id: "L4.8",
+        text: "rejections store nothing: no record after a stale, never-issued, conflicting or failed apply",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "write the record only on the success path, in the same transaction as the value",
+    },
+    Claim {
+        id: "L5.1",
+        text: "a fault between the value and the record rolls back both; the retry applies once",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "the value and the record must be written in one transaction, committed once at the end",
+    },
+    Claim {
+        id: "L5.2",
+        text: "an external call made inside apply is not undone by the rollback",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "the database rolls back; the external ledger does not (a limit, not a bug to fix)",
+    },
+    Claim {
+        id: "L5.3",
+        text: "a direct SQL write bypasses the contract even though a newer generation is installed",
+        points: 1,
+        files: BOTH,
+        hint: "the contract covers only writes that go through apply (a limit, not a bug to fix)",
+    },
+    Claim {
+        id: "L5.4",
+        text: "restoring an old generation makes that generation's requests accepted again",
+        points: 1,
+        files: BOTH,
+        hint: "apply trusts the installed generation, whatever put it there (a limit, not a bug to fix)",
+    },
+    Claim {
+        id: "L5.5",
+        text: "reopening the file keeps committed values and records (not a crash test)",
+        points: 1,
+        files: BOTH,
+        hint: "commit: what is not committed is gone when the connection closes",
+    },
+    Claim {
+        id: "L6.1",
+        text: "bad input gets a typed error and changes nothing",
+        points: 1,
+        files: BOTH,
+        hint: "check the request id and the generation before BEGIN; use checked_add for the value",
+    },
+];
+
+/// Looks a claim up by id (`"L4.2"`).
+pub fn claim(id: &str) -> Option<&'static Claim> {
+    CLAIMS.iter().find(|claim| claim.id == id)
+}
+
+/// The claim a graded test belongs to, from its name: in
+/// `l4_duplicates::l4_2_replay_returns_…` (or an rstest case below it) a path
+/// segment starts with `l4_2_`.
+pub fn claim_of_test(test_name: &str) -> Option<&'static Claim> {
+    test_name.split("::").find_map(|segment| {
+        CLAIMS
+            .iter()
+            .find(|claim| segment.starts_with(&claim.test_prefix()))
+    })
+}
+
+/// The total points of the lab.
+pub fn total_points() -> u32 {
+    CLAIMS.iter().map(|claim| claim.points).sum()
+}

@@ -1,0 +1,436 @@
+//! The destination's database: one SQLite file in a temporary directory, the
+//! schema, and the connections that workers and the authority use.
+//!
+//! A [`Lab`] owns the file. Each [`Destination`] is one connection to it with
+//! a busy timeout of **zero** (rusqlite's default would wait five seconds):
+//! when another connection holds the write lock, the caller learns it at once
+//! as [`LabError::Contention`], which keeps every contention test
+//! deterministic. Zero is a choice for observation, not advice for production.
+//!
+//! Inside a transaction ([`Tx`]) the learner has one method per statement the
+//! exercise needs. The SQL is plumbing; which statements to run, in which
+//! order, in which kind of transaction, is the exercise.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, named_params};
+use tempfile::TempDir;
+
+use crate::LabError;
+use crate::checkpoint::{Checkpoint, Hook};
+
+/// The two synthetic resources every lab starts with.
+pub const RESOURCES: [&str; 2] = ["fund-A", "fund-B"];
+
+/// The schema. `STRICT` makes SQLite refuse a value of the wrong type: without
+/// it, `value + delta` past `i64::MAX` would quietly become a REAL.
+const SCHEMA: &str = "
+    CREATE TABLE resources (
+        name       TEXT    NOT NULL PRIMARY KEY,
+        generation INTEGER NOT NULL CHECK (generation >= 1),
+        value      INTEGER NOT NULL
+    ) STRICT;
+
+    CREATE TABLE requests (
+        resource   TEXT    NOT NULL REFERENCES resources (name),
+        request_id TEXT    NOT NULL CHECK (request_id <> ''),
+        delta      INTEGER NOT NULL,
+        result     INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        PRIMARY KEY (resource, request_id)
+    ) STRICT;
+
+    INSERT INTO resources (name, generation, value) VALUES ('fund-A', 1, 0), ('fund-B', 1, 0);
+";
+
+/// Which journal the SQLite file uses. The contention claims must hold in
+/// both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Journal {
+    /// The classic rollback journal (`journal_mode = DELETE`): one writer,
+    /// and a writer's commit waits for readers.
+    Rollback,
+    /// Write-ahead logging (`journal_mode = WAL`): readers never block the
+    /// writer, but there is still one writer at a time.
+    Wal,
+}
+
+impl Journal {
+    /// The name SQLite reports for this mode in `PRAGMA journal_mode`.
+    pub fn sqlite_name(self) -> &'static str {
+        match self {
+            Journal::Rollback => "delete",
+            Journal::Wal => "wal",
+        }
+    }
+}
+
+impl fmt::Display for Journal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Journal::Rollback => "rollback journal",
+            Journal::Wal => "WAL",
+        })
+    }
+}
+
+/// A resource as an observer sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct State {
+    /// The installed generation.
+    pub generation: i64,
+    /// The current value.
+    pub value: i64,
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "generation {}, value {}", self.generation, self.value)
+    }
+}
+
+/// What the destination remembers about one applied request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// The resource the request changed.
+    pub resource: String,
+    /// The caller's identity for this intent.
+    pub request_id: String,
+    /// The change the request asked for.
+    pub delta: i64,
+    /// The value `apply` returned the first time: what a replay returns.
+    pub result: i64,
+    /// The generation under which the request was applied.
+    pub generation: i64,
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} delta {:+} result {} generation {}",
+            self.resource, self.request_id, self.delta, self.result, self.generation
+        )
+    }
+}
+
+/// One lab: a fresh SQLite file in its own temporary directory, removed when
+/// the last clone of the `Lab` is dropped.
+#[derive(Clone)]
+pub struct Lab {
+    /// Keeps the directory alive; shared by clones so a hook can hold one.
+    _dir: Arc<TempDir>,
+    /// The database file inside it.
+    path: PathBuf,
+    /// The journal mode the file was created with.
+    journal: Journal,
+}
+
+impl Lab {
+    /// Creates the file, sets the journal mode and loads the schema:
+    /// `fund-A` and `fund-B` at generation 1, value 0, no requests.
+    pub fn new(journal: Journal) -> Result<Lab, LabError> {
+        let dir = tempfile::Builder::new()
+            .prefix("fencing-lab-")
+            .tempdir()
+            .map_err(LabError::Io)?;
+        let path = dir.path().join("destination.sqlite3");
+        let conn = Connection::open(&path)?;
+        // The journal mode is stored in the file for WAL; set it before the
+        // schema so every later connection sees the same mode.
+        let mode: String = conn.query_row(
+            &format!("PRAGMA journal_mode = {}", journal.sqlite_name()),
+            [],
+            |row| row.get(0),
+        )?;
+        debug_assert_eq!(mode, journal.sqlite_name());
+        conn.execute_batch(SCHEMA)?;
+        Ok(Lab {
+            _dir: Arc::new(dir),
+            path,
+            journal,
+        })
+    }
+
+    /// The journal mode this lab was created with.
+    pub fn journal(&self) -> Journal {
+        self.journal
+    }
+
+    /// The database file (inside a temporary directory).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Opens a new connection for a worker or the authority.
+    pub fn connect(&self) -> Result<Destination, LabError> {
+        Ok(Destination {
+            conn: self.open()?,
+            hook: RefCell::new(None),
+        })
+    }
+
+    /// A plain connection with a zero busy timeout.
+    fn open(&self) -> Result<Connection, LabError> {
+        let conn = Connection::open(&self.path)?;
+        conn.busy_timeout(Duration::ZERO)?;
+        Ok(conn)
+    }
+
+    /// Reads a resource's generation and value on a fresh connection, as an
+    /// observer outside every transaction under test.
+    pub fn state(&self, resource: &str) -> Result<State, LabError> {
+        read_state(&self.open()?, resource)
+    }
+
+    /// Every recorded request of a resource, ordered by request id.
+    pub fn records(&self, resource: &str) -> Result<Vec<Record>, LabError> {
+        let conn = self.open()?;
+        let mut stmt = conn.prepare(
+            "SELECT resource, request_id, delta, result, generation FROM requests
+             WHERE resource = :resource ORDER BY request_id",
+        )?;
+        let rows = stmt.query_map(named_params! { ":resource": resource }, record_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The names of all resources, so a test can prove nothing was created.
+    pub fn resource_names(&self) -> Result<Vec<String>, LabError> {
+        let conn = self.open()?;
+        let mut stmt = conn.prepare("SELECT name FROM resources ORDER BY name")?;
+        let rows = stmt.query_map([], |row| row.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The journal mode SQLite reports for the file right now.
+    pub fn journal_mode_in_file(&self) -> Result<String, LabError> {
+        Ok(self
+            .open()?
+            .query_row("PRAGMA journal_mode", [], |row| row.get(0))?)
+    }
+
+    /// Tries to take the write lock on a connection of its own and lets it go
+    /// at once: `Err(LabError::Contention)` means somebody else holds it.
+    ///
+    /// This is the probe of the transaction claims: while `apply` is paused
+    /// between validation and effect, the probe must find the lock taken.
+    pub fn probe_write_lock(&self) -> Result<(), LabError> {
+        let conn = self.open()?;
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        conn.execute_batch("ROLLBACK")?;
+        Ok(())
+    }
+
+    /// Opens a connection that holds `BEGIN IMMEDIATE` until the returned
+    /// guard is released or dropped: another writer, standing still.
+    pub fn hold_write_lock(&self) -> Result<LockHolder, LabError> {
+        let conn = self.open()?;
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        Ok(LockHolder { conn })
+    }
+}
+
+/// A connection holding the write lock (see [`Lab::hold_write_lock`]).
+pub struct LockHolder {
+    /// The connection inside `BEGIN IMMEDIATE`.
+    conn: Connection,
+}
+
+impl LockHolder {
+    /// Rolls back and lets the lock go.
+    pub fn release(self) -> Result<(), LabError> {
+        self.conn.execute_batch("ROLLBACK")?;
+        Ok(())
+    }
+}
+
+/// One connection to the destination, as a worker or the authority holds it.
+pub struct Destination {
+    /// The SQLite connection (busy timeout zero).
+    conn: Connection,
+    /// What runs at each [`Checkpoint`]; `None` outside tests that pause.
+    hook: RefCell<Option<Hook>>,
+}
+
+impl Destination {
+    /// Begins a transaction. `behavior` is the learner's decision: SQLite's
+    /// `DEFERRED` takes no lock until the first statement needs one,
+    /// `IMMEDIATE` takes the write lock at once.
+    ///
+    /// Fails with [`LabError::Contention`] when the lock cannot be had.
+    pub fn begin(&mut self, behavior: TransactionBehavior) -> Result<Tx<'_>, LabError> {
+        let Destination { conn, hook } = self;
+        let tx = conn.transaction_with_behavior(behavior)?;
+        Ok(Tx { tx, hook })
+    }
+
+    /// Installs the hook that runs at every checkpoint of this connection.
+    pub fn on_checkpoint(
+        &mut self,
+        hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static,
+    ) {
+        *self.hook.get_mut() = Some(Box::new(hook));
+    }
+
+    /// Removes the hook.
+    pub fn clear_checkpoint(&mut self) {
+        *self.hook.get_mut() = None;
+    }
+
+    /// Runs the hook, if any, at `checkpoint`.
+    pub(crate) fn checkpoint(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
+        run_hook(&self.hook, checkpoint)
+    }
+
+    /// The raw connection, for the harness's counterexamples.
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+fn run_hook(hook: &RefCell<Option<Hook>>, checkpoint: Checkpoint) -> Result<(), LabError> {
+    match hook.borrow_mut().as_mut() {
+        Some(hook) => hook(checkpoint),
+        None => Ok(()),
+    }
+}
+
+/// An open transaction on a [`Destination`]. Dropping it without
+/// [`commit`](Tx::commit) rolls everything back, which is what makes `?` on
+/// an error safe.
+pub struct Tx<'a> {
+    /// The rusqlite transaction (rolls back on drop).
+    tx: rusqlite::Transaction<'a>,
+    /// The destination's checkpoint hook.
+    hook: &'a RefCell<Option<Hook>>,
+}
+
+impl Tx<'_> {
+    /// Reads the installed generation of `resource`.
+    ///
+    /// Errors: [`LabError::UnknownResource`]. Checkpoint afterwards:
+    /// [`Checkpoint::GenerationRead`].
+    pub fn installed_generation(&self, resource: &str) -> Result<i64, LabError> {
+        let generation = read_state(&self.tx, resource)?.generation;
+        run_hook(self.hook, Checkpoint::GenerationRead)?;
+        Ok(generation)
+    }
+
+    /// Writes a new installed generation for `resource`.
+    ///
+    /// Checkpoint before writing: [`Checkpoint::BeforeInstall`].
+    pub fn set_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
+        run_hook(self.hook, Checkpoint::BeforeInstall)?;
+        self.update(
+            "UPDATE resources SET generation = :new WHERE name = :name",
+            resource,
+            generation,
+        )
+    }
+
+    /// Reads the current value of `resource`.
+    ///
+    /// Errors: [`LabError::UnknownResource`].
+    pub fn value(&self, resource: &str) -> Result<i64, LabError> {
+        Ok(read_state(&self.tx, resource)?.value)
+    }
+
+    /// Writes a new value for `resource`: the effect.
+    ///
+    /// Checkpoints: [`Checkpoint::BeforeEffect`] before writing and
+    /// [`Checkpoint::ValueWritten`] after.
+    pub fn set_value(&self, resource: &str, value: i64) -> Result<(), LabError> {
+        run_hook(self.hook, Checkpoint::BeforeEffect)?;
+        self.update(
+            "UPDATE resources SET value = :new WHERE name = :name",
+            resource,
+            value,
+        )?;
+        run_hook(self.hook, Checkpoint::ValueWritten)
+    }
+
+    /// Looks up the record of `request_id` on `resource`.
+    pub fn find_record(
+        &self,
+        resource: &str,
+        request_id: &str,
+    ) -> Result<Option<Record>, LabError> {
+        Ok(self
+            .tx
+            .query_row(
+                "SELECT resource, request_id, delta, result, generation FROM requests
+                 WHERE resource = :resource AND request_id = :request_id",
+                named_params! { ":resource": resource, ":request_id": request_id },
+                record_from_row,
+            )
+            .optional()?)
+    }
+
+    /// Stores a record.
+    pub fn insert_record(&self, record: &Record) -> Result<(), LabError> {
+        self.tx.execute(
+            "INSERT INTO requests (resource, request_id, delta, result, generation)
+             VALUES (:resource, :request_id, :delta, :result, :generation)",
+            named_params! {
+                ":resource": record.resource,
+                ":request_id": record.request_id,
+                ":delta": record.delta,
+                ":result": record.result,
+                ":generation": record.generation,
+            },
+        )?;
+        Ok(())
+    }
+
+    /// Commits: everything written in this transaction becomes visible at
+    /// once, or (on error) none of it does.
+    pub fn commit(self) -> Result<(), LabError> {
+        Ok(self.tx.commit()?)
+    }
+
+    /// The connection inside the transaction, for SQL the methods above do
+    /// not offer. The reference never needs it.
+    pub fn sql(&self) -> &Connection {
+        &self.tx
+    }
+
+    fn update(&self, sql: &str, resource: &str, new: i64) -> Result<(), LabError> {
+        match self
+            .tx
+            .execute(sql, named_params! { ":new": new, ":name": resource })?
+        {
+            0 => Err(LabError::UnknownResource(resource.to_owned())),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Reads one resource's row; a missing row is an unknown resource.
+fn read_state(conn: &Connection, resource: &str) -> Result<State, LabError> {
+    conn.query_row(
+        "SELECT generation, value FROM resources WHERE name = :name",
+        named_params! { ":name": resource },
+        |row| {
+            Ok(State {
+                generation: row.get(0)?,
+                value: row.get(1)?,
+            })
+        },
+    )
+    .optional()?
+    .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))
+}
+
+fn record_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Record> {
+    Ok(Record {
+        resource: row.get(0)?,
+        request_id: row.get(1)?,
+        delta: row.get(2)?,
+        result: row.get(3)?,
+        generation: row.get(4)?,
+    })
+}

@@ -1,0 +1,129 @@
+//! The one error type of the lab.
+//!
+//! Every refusal the destination can make is a variant of its own, carrying
+//! the numbers that explain it, so a test (or a learner reading a failure) can
+//! tell *why* a request was refused. Two distinctions matter most to the
+//! lesson:
+//!
+//! - a **stale** generation (lower than the installed one) is not the same as
+//!   a generation that was **never issued** (higher than the installed one);
+//! - **contention** (another connection holds the write lock) is not a
+//!   generation rejection at all: the request was not judged, only delayed.
+
+use crate::checkpoint::Checkpoint;
+
+/// Everything that can go wrong in the lab, from bad input to a busy database.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// The presented generation is lower than the installed one: the caller
+    /// held authority once, and lost it.
+    #[error("stale generation: presented {presented}, installed {installed}")]
+    Stale {
+        /// The generation the worker presented.
+        presented: i64,
+        /// The generation installed at the destination.
+        installed: i64,
+    },
+
+    /// The presented generation is higher than the installed one: nobody
+    /// installed it, so the caller invented it (or was granted it before the
+    /// authority installed it).
+    #[error("generation never issued: presented {presented}, installed {installed}")]
+    NeverIssued {
+        /// The generation the worker presented.
+        presented: i64,
+        /// The generation installed at the destination.
+        installed: i64,
+    },
+
+    /// `install_generation` was asked for a generation that is not strictly
+    /// higher than the installed one.
+    #[error("generation not higher: requested {requested}, installed {installed}")]
+    NotHigher {
+        /// The generation the authority asked to install.
+        requested: i64,
+        /// The generation already installed.
+        installed: i64,
+    },
+
+    /// The request id was seen before with a different delta.
+    #[error(
+        "conflicting request {request_id:?}: recorded with delta {recorded_delta}, presented with delta {presented_delta}"
+    )]
+    Conflict {
+        /// The request id presented twice.
+        request_id: String,
+        /// The delta stored with the first request.
+        recorded_delta: i64,
+        /// The delta presented now.
+        presented_delta: i64,
+    },
+
+    /// No resource of that name exists.
+    #[error("unknown resource {0:?}")]
+    UnknownResource(String),
+
+    /// The request id is empty, so a retry could never be recognised.
+    #[error("empty request id")]
+    EmptyRequestId,
+
+    /// Generations start at 1; nothing below that is ever issued.
+    #[error("generation must be at least 1, got {0}")]
+    GenerationBelowOne(i64),
+
+    /// The new value would not fit in a 64-bit integer.
+    #[error("value overflow: {value} + {delta} does not fit in an i64")]
+    Overflow {
+        /// The value before the delta.
+        value: i64,
+        /// The delta that would overflow it.
+        delta: i64,
+    },
+
+    /// Another connection holds the write lock. Nothing was decided about the
+    /// request; trying again later may succeed.
+    #[error("contention: the database is locked by another connection")]
+    Contention,
+
+    /// A test injected a fault at a checkpoint.
+    #[error("injected fault at {0}")]
+    InjectedFault(Checkpoint),
+
+    /// The exercise still holds its `todo!()`.
+    #[error("{function} is not implemented yet: open {file}")]
+    NotImplemented {
+        /// The function that is still a stub.
+        function: &'static str,
+        /// The file to open.
+        file: &'static str,
+    },
+
+    /// The exercise panicked for a reason other than `todo!()`.
+    #[error("{function} panicked: {message}")]
+    Panicked {
+        /// The function that panicked.
+        function: &'static str,
+        /// The panic message.
+        message: String,
+    },
+
+    /// Any other SQLite failure.
+    #[error("database error")]
+    Database(#[source] rusqlite::Error),
+
+    /// The lab could not create its temporary directory.
+    #[error("cannot create the lab directory")]
+    Io(#[source] std::io::Error),
+}
+
+impl From<rusqlite::Error> for LabError {
+    /// Busy and locked become [`LabError::Contention`]; with a zero busy
+    /// timeout they mean "someone else holds the lock right now".
+    fn from(error: rusqlite::Error) -> Self {
+        use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+        match error.sqlite_error_code() {
+            Some(DatabaseBusy | DatabaseLocked) => LabError::Contention,
+            _ => LabError::Database(error),
+        }
+    }
+}

@@ -1,0 +1,491 @@
+//! The lab's story, lesson by lesson: each claim acted out on a fresh lab by
+//! the worker, the authority and an observer, and written to a
+//! [`Transcript`]. `cargo run` prints it; the tests snapshot it.
+//!
+//! The story runs whichever implementation is compiled in. When it meets a
+//! function that is still a stub, it says so and stops that lesson.
+
+use std::fmt;
+
+use crate::checkpoint::Checkpoint;
+use crate::claims::{self, Lesson};
+use crate::counterexample;
+use crate::transcript::Transcript;
+use crate::{Destination, ExternalApi, Journal, Lab, LabError, describe, describe_error};
+
+const A: &str = "fund-A";
+const B: &str = "fund-B";
+
+/// Why a lesson stopped early: an unfinished exercise, or the harness failed.
+#[derive(Debug)]
+pub struct Halt(pub String);
+
+impl fmt::Display for Halt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<LabError> for Halt {
+    fn from(error: LabError) -> Self {
+        Halt(describe_error(&error))
+    }
+}
+
+/// One lesson's scenario.
+pub type Scenario = fn(&Transcript) -> Result<(), Halt>;
+
+/// The lessons with their scenarios, in order.
+pub const SCENARIOS: [(Lesson, Scenario); 6] = [
+    (claims::LESSONS[0], l1_authority_can_become_stale),
+    (claims::LESSONS[1], l2_explicit_contract),
+    (claims::LESSONS[2], l3_decision_in_transaction),
+    (claims::LESSONS[3], l4_duplicates),
+    (claims::LESSONS[4], l5_counterexamples),
+    (claims::LESSONS[5], l6_bad_input),
+];
+
+/// Runs one lesson into `transcript`; a halt becomes the lesson's last line.
+/// Returns whether the lesson ran to its end.
+pub fn run_lesson(transcript: &Transcript, lesson: &Lesson, scenario: Scenario) -> bool {
+    transcript.lesson(lesson);
+    match scenario(transcript) {
+        Ok(()) => true,
+        Err(halt) => {
+            transcript.note(format_args!("stopped: {halt}"));
+            false
+        }
+    }
+}
+
+/// The whole lab, all six lessons.
+pub fn run_all() -> (Transcript, bool) {
+    let transcript = Transcript::new();
+    let mut complete = true;
+    for (lesson, scenario) in SCENARIOS {
+        complete &= run_lesson(&transcript, &lesson, scenario);
+    }
+    (transcript, complete)
+}
+
+/// L1: a worker's decision outlives its authority.
+fn l1_authority_can_become_stale(t: &Transcript) -> Result<(), Halt> {
+    t.note(
+        "A worker checks its authority, pauses, and comes back. Meanwhile the authority moved on.",
+    );
+    let s = Scene::new(t, "L1.1", Journal::Rollback)?;
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    let held = s.lab.state(A)?.generation;
+    s.say(
+        "worker A",
+        format_args!("reads {A}: generation {held}, then pauses"),
+    );
+    s.install("authority", &mut authority, A, 2)?;
+    s.apply("worker A", &mut worker, A, held, "r1", 5)?;
+    s.observe(A)?;
+
+    t.note(
+        "No pause at all: the install lands in the gap between a check and a write, however short.",
+    );
+    let s = Scene::new(t, "L1.2", Journal::Rollback)?;
+    let mut worker = s.connect()?;
+    let hook_scene = s.clone();
+    worker.on_checkpoint(move |checkpoint| {
+        if checkpoint == Checkpoint::WorkerChecked {
+            let mut authority = hook_scene.lab.connect()?;
+            hook_scene.say("", "(between the worker's check and its write)");
+            // A halt inside the hook cannot stop the lesson; the line says it.
+            let _ = hook_scene.install("authority", &mut authority, A, 2);
+        }
+        Ok(())
+    });
+    let written = counterexample::unfenced_write(&mut worker, A, 1, 5);
+    s.say(
+        "worker A",
+        format_args!(
+            "worker-side check: held 1 = installed 1, then write +5 with no generation -> {}",
+            describe(&written)
+        ),
+    );
+    s.observe(A)?;
+    s.say(
+        "",
+        "the stale write got through: value 5 under generation 2",
+    );
+    worker.clear_checkpoint();
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.say(
+        "",
+        "the same worker through apply: the destination refuses it",
+    );
+    s.observe(A)
+}
+
+/// L2: the destination's contract, one resource at a time.
+fn l2_explicit_contract(t: &Transcript) -> Result<(), Halt> {
+    t.note("Each resource has its own installed generation; only that exact number is accepted.");
+    let s = Scene::new(t, "L2.1", Journal::Rollback)?;
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    s.install("authority", &mut authority, A, 2)?;
+    s.observe(B)?;
+    s.apply("worker B", &mut worker, B, 1, "r1", 3)?;
+
+    let s = Scene::new(t, "L2.2", Journal::Rollback)?;
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    s.install("authority", &mut authority, A, 2)?;
+    s.apply("worker X", &mut worker, A, 3, "r1", 1)?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 1)?;
+    s.observe(A)?;
+
+    let s = Scene::new(t, "L2.3", Journal::Rollback)?;
+    let mut worker = s.connect()?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.observe(A)?;
+
+    let s = Scene::new(t, "L2.4", Journal::Rollback)?;
+    let mut authority = s.connect()?;
+    s.install("authority", &mut authority, A, 2)?;
+    s.install("authority", &mut authority, A, 2)?;
+    s.install("authority", &mut authority, A, 1)?;
+    s.observe(A)?;
+
+    let s = Scene::new(t, "L2.5", Journal::Rollback)?;
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    s.apply("worker A", &mut worker, "fund-C", 1, "r1", 5)?;
+    s.install("authority", &mut authority, "fund-C", 2)?;
+    s.say(
+        "observer",
+        format_args!("resources: {}", s.lab.resource_names()?.join(", ")),
+    );
+
+    t.note(
+        "Granted is not installed: the authority must install a generation before it hands it out.",
+    );
+    let s = Scene::new(t, "L2.6", Journal::Rollback)?;
+    let (mut old, mut new, mut authority) = (s.connect()?, s.connect()?, s.connect()?);
+    s.say(
+        "authority",
+        "grants generation 2 to worker B, but has not installed it yet",
+    );
+    s.apply("worker B", &mut new, A, 2, "b1", 10)?;
+    s.apply("worker A", &mut old, A, 1, "a1", 1)?;
+    s.install("authority", &mut authority, A, 2)?;
+    s.apply("worker B", &mut new, A, 2, "b1", 10)?;
+    s.apply("worker A", &mut old, A, 1, "a2", 1)?;
+    s.observe(A)
+}
+
+/// L3: the check and the effect share one transaction that holds the lock.
+fn l3_decision_in_transaction(t: &Transcript) -> Result<(), Halt> {
+    t.note("The destination takes the write lock before it reads the generation, and keeps it until it commits.");
+    let s = Scene::new(t, "L3.1", Journal::Rollback)?;
+    let mut worker = s.connect()?;
+    let holder = s.lab.hold_write_lock()?;
+    s.say("other", "BEGIN IMMEDIATE (holds the write lock)");
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    holder.release()?;
+    s.say("other", "ROLLBACK (releases it)");
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+
+    for (claim, journal) in [("L3.2", Journal::Rollback), ("L3.4", Journal::Wal)] {
+        let s = Scene::new(t, claim, journal)?;
+        s.say(
+            "observer",
+            format_args!("journal mode: {}", s.lab.journal_mode_in_file()?),
+        );
+        let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+        let hook_scene = s.clone();
+        worker.on_checkpoint(move |checkpoint| {
+            if checkpoint == Checkpoint::BeforeEffect {
+                hook_scene.say("", "(apply paused between validation and effect)");
+                let probe = hook_scene.lab.probe_write_lock();
+                hook_scene.say(
+                    "probe",
+                    format_args!(
+                        "BEGIN IMMEDIATE -> {}",
+                        describe(&probe.map(|()| "acquired"))
+                    ),
+                );
+                let mut authority = hook_scene.lab.connect()?;
+                let _ = hook_scene.install("authority", &mut authority, A, 2);
+            }
+            Ok(())
+        });
+        s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+        s.install("authority", &mut authority, A, 2)?;
+        s.observe(A)?;
+    }
+
+    let s = Scene::new(t, "L3.3", Journal::Rollback)?;
+    let mut authority = s.connect()?;
+    let holder = s.lab.hold_write_lock()?;
+    s.say("other", "BEGIN IMMEDIATE (holds the write lock)");
+    s.install("authority", &mut authority, A, 2)?;
+    holder.release()?;
+    s.say("other", "ROLLBACK (releases it)");
+    s.install("authority", &mut authority, A, 2)?;
+    s.observe(A)
+}
+
+/// L4: the generation says who may act, not whether the act already happened.
+fn l4_duplicates(t: &Transcript) -> Result<(), Halt> {
+    t.note("A current holder can still send the same intent twice; the record keyed by request id remembers it.");
+    let s = Scene::new(t, "L4.1", Journal::Rollback)?;
+    let mut worker = s.connect()?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.observe(A)?;
+
+    let s = Scene::new(t, "L4.2", Journal::Rollback)?;
+    let mut worker = s.connect()?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 7)?;
+    s.apply("worker A", &mut worker, A, 1, "r2", 5)?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 7)?;
+    s.say(
+        "",
+        "the replay answers 7, what r1 returned; to learn the value now, read it",
+    );
+    s.observe(A)?;
+
+    let s = Scene::new(t, "L4.3", Journal::Rollback)?;
+    let mut worker = s.connect()?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 7)?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 9)?;
+    s.observe(A)?;
+
+    let s = Scene::new(t, "L4.4", Journal::Rollback)?;
+    let mut worker = s.connect()?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 7)?;
+    s.apply("worker B", &mut worker, B, 1, "r1", 7)?;
+    s.observe(B)?;
+
+    let s = Scene::new(t, "L4.5", Journal::Rollback)?;
+    let mut worker = s.connect()?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 1)?;
+    s.apply("worker A", &mut worker, A, 1, "r2", 2)?;
+    s.observe(A)?;
+
+    t.note("A worker whose response was lost retries after losing authority: it learns it is stale, not the old result.");
+    let s = Scene::new(t, "L4.6", Journal::Rollback)?;
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.say("", "(the response is lost on its way back)");
+    s.install("authority", &mut authority, A, 2)?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.observe(A)?;
+
+    let s = Scene::new(t, "L4.7", Journal::Rollback)?;
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.install("authority", &mut authority, A, 2)?;
+    s.apply("worker B", &mut worker, A, 2, "r1", 5)?;
+    s.observe(A)?;
+
+    let s = Scene::new(t, "L4.8", Journal::Rollback)?;
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    s.install("authority", &mut authority, A, 2)?;
+    s.apply("worker A", &mut worker, A, 1, "r8", 5)?;
+    s.apply("worker X", &mut worker, A, 3, "r9", 5)?;
+    s.apply("worker B", &mut worker, A, 2, "r1", 5)?;
+    s.apply("worker B", &mut worker, A, 2, "r1", 6)?;
+    s.observe(A)
+}
+
+/// L5: what the contract does not cover, shown rather than hidden.
+fn l5_counterexamples(t: &Transcript) -> Result<(), Halt> {
+    t.note("A fault between the value and the record: the local transaction rolls both back.");
+    let s = Scene::new(t, "L5.1", Journal::Rollback)?;
+    let mut worker = s.connect()?;
+    worker.on_checkpoint(|checkpoint| match checkpoint {
+        Checkpoint::ValueWritten => Err(LabError::InjectedFault(checkpoint)),
+        _ => Ok(()),
+    });
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.observe(A)?;
+    worker.clear_checkpoint();
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.observe(A)?;
+
+    t.note("An external call is outside the transaction: the rollback cannot take it back.");
+    let s = Scene::new(t, "L5.2", Journal::Rollback)?;
+    let mut worker = s.connect()?;
+    let api = ExternalApi::new();
+    let ledger = api.clone();
+    let mut fail_once = true;
+    worker.on_checkpoint(move |checkpoint| match checkpoint {
+        Checkpoint::BeforeEffect => {
+            ledger.call("pay 5 for r1");
+            Ok(())
+        }
+        Checkpoint::ValueWritten if fail_once => {
+            fail_once = false;
+            Err(LabError::InjectedFault(checkpoint))
+        }
+        _ => Ok(()),
+    });
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.observe(A)?;
+    s.say(
+        "external",
+        format_args!("ledger: {}", api.calls().join("; ")),
+    );
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.observe(A)?;
+    s.say(
+        "external",
+        format_args!("ledger: {}", api.calls().join("; ")),
+    );
+    s.say("", "one request in the database, two payments outside it");
+
+    t.note("A write that does not go through apply is not checked by it.");
+    let s = Scene::new(t, "L5.3", Journal::Rollback)?;
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    s.install("authority", &mut authority, A, 2)?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    counterexample::direct_sql_write(&s.lab, A, 100)?;
+    s.say(
+        "operator",
+        "UPDATE resources SET value = 100 (direct SQL, no generation)",
+    );
+    s.observe(A)?;
+
+    t.note("A bad recovery puts an old generation back; apply trusts whatever is installed.");
+    let s = Scene::new(t, "L5.4", Journal::Rollback)?;
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    s.install("authority", &mut authority, A, 2)?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    counterexample::restore_generation(&s.lab, A, 1)?;
+    s.say("operator", "restores generation 1 from an old backup");
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.apply("worker B", &mut worker, A, 2, "r2", 5)?;
+    s.observe(A)?;
+
+    t.note("Closing every connection and opening the file again keeps what was committed. This is not a crash or power-loss test.");
+    let s = Scene::new(t, "L5.5", Journal::Rollback)?;
+    {
+        let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+        s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+        s.install("authority", &mut authority, A, 2)?;
+    }
+    s.say("", "(every connection closed; the file is opened again)");
+    let mut worker = s.connect()?;
+    s.observe(A)?;
+    s.apply("worker B", &mut worker, A, 2, "r1", 5)
+}
+
+/// L6: anything a caller can send gets an answer that names the problem.
+fn l6_bad_input(t: &Transcript) -> Result<(), Halt> {
+    t.note("Bad input is refused with a typed error and leaves everything as it was.");
+    let s = Scene::new(t, "L6.1", Journal::Rollback)?;
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    s.apply("worker A", &mut worker, A, 1, "r1", i64::MAX - 1)?;
+    s.apply("worker A", &mut worker, A, 1, "r2", 2)?;
+    s.apply("worker A", &mut worker, A, 1, "", 1)?;
+    s.apply("worker A", &mut worker, A, 0, "r3", 1)?;
+    s.apply("worker A", &mut worker, "fund-A' OR '1'='1", 1, "r4", 1)?;
+    s.install("authority", &mut authority, A, 0)?;
+    s.install("authority", &mut authority, A, -1)?;
+    s.observe(A)
+}
+
+/// A fresh lab for one claim, and the transcript it writes to. Clones share
+/// both, so a checkpoint hook can narrate too.
+#[derive(Clone)]
+struct Scene {
+    lab: Lab,
+    transcript: Transcript,
+    claim: &'static str,
+}
+
+impl Scene {
+    fn new(transcript: &Transcript, claim: &'static str, journal: Journal) -> Result<Scene, Halt> {
+        Ok(Scene {
+            lab: Lab::new(journal)?,
+            transcript: transcript.clone(),
+            claim,
+        })
+    }
+
+    fn connect(&self) -> Result<Destination, Halt> {
+        Ok(self.lab.connect()?)
+    }
+
+    fn say(&self, role: &str, text: impl fmt::Display) {
+        self.transcript.line(self.claim, role, text);
+    }
+
+    fn install(
+        &self,
+        who: &str,
+        db: &mut Destination,
+        resource: &str,
+        generation: i64,
+    ) -> Result<(), Halt> {
+        let result = crate::install_generation(db, resource, generation);
+        self.say(
+            who,
+            format_args!(
+                "install_generation({resource}, {generation}) -> {}",
+                match &result {
+                    Ok(()) => "installed".to_owned(),
+                    Err(error) => describe_error(error),
+                }
+            ),
+        );
+        settle(result)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn apply(
+        &self,
+        who: &str,
+        db: &mut Destination,
+        resource: &str,
+        generation: i64,
+        request_id: &str,
+        delta: i64,
+    ) -> Result<(), Halt> {
+        let result = crate::apply(db, resource, generation, request_id, delta);
+        self.say(
+            who,
+            format_args!(
+                "apply({resource}, generation {generation}, {request_id:?}, {delta:+}) -> {}",
+                describe(&result)
+            ),
+        );
+        settle(result)
+    }
+
+    fn observe(&self, resource: &str) -> Result<(), Halt> {
+        let state = self.lab.state(resource)?;
+        let records = self.lab.records(resource)?;
+        let records = if records.is_empty() {
+            "no records".to_owned()
+        } else {
+            let listed: Vec<String> = records
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} ({:+}, result {}, generation {})",
+                        r.request_id, r.delta, r.result, r.generation
+                    )
+                })
+                .collect();
+            format!("records {}", listed.join(", "))
+        };
+        self.say("observer", format_args!("{resource}: {state}; {records}"));
+        Ok(())
+    }
+}
+
+/// An unfinished or panicking exercise stops the lesson; any other result is
+/// part of the story, already told.
+fn settle<T>(result: Result<T, LabError>) -> Result<(), Halt> {
+    match result {
+        Err(error @ (LabError::NotImplemented { .. } | LabError::Panicked { .. })) => {
+            Err(Halt(error.to_string()))
+        }
+        _ => Ok(()),
+    }
+}

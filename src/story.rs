@@ -187,34 +187,7 @@ fn l3_decision_in_transaction(t: &Transcript) -> Result<(), Halt> {
     s.say("other", "ROLLBACK (releases it)");
     s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
 
-    for (claim, journal) in [("L3.2", Journal::Rollback), ("L3.4", Journal::Wal)] {
-        let s = Scene::new(t, claim, journal)?;
-        s.say(
-            "observer",
-            format_args!("journal mode: {}", s.lab.journal_mode_in_file()?),
-        );
-        let (mut worker, mut authority) = (s.connect()?, s.connect()?);
-        let hook_scene = s.clone();
-        worker.on_checkpoint(move |checkpoint| {
-            if checkpoint == Checkpoint::BeforeEffect {
-                hook_scene.say("", "(apply paused between validation and effect)");
-                let probe = hook_scene.lab.probe_write_lock();
-                hook_scene.say(
-                    "probe",
-                    format_args!(
-                        "BEGIN IMMEDIATE -> {}",
-                        describe(&probe.map(|()| "acquired"))
-                    ),
-                );
-                let mut authority = hook_scene.lab.connect()?;
-                let _ = hook_scene.install("authority", &mut authority, A, 2);
-            }
-            Ok(())
-        });
-        s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
-        s.install("authority", &mut authority, A, 2)?;
-        s.observe(A)?;
-    }
+    paused_apply(t, "L3.2", Journal::Rollback)?;
 
     let s = Scene::new(t, "L3.3", Journal::Rollback)?;
     let mut authority = s.connect()?;
@@ -223,6 +196,41 @@ fn l3_decision_in_transaction(t: &Transcript) -> Result<(), Halt> {
     s.install("authority", &mut authority, A, 2)?;
     holder.release()?;
     s.say("other", "ROLLBACK (releases it)");
+    let hook_scene = s.clone();
+    authority.on_checkpoint(move |checkpoint| {
+        if checkpoint == Checkpoint::BeforeInstall {
+            hook_scene.say("", "(install paused between its read and its write)");
+            hook_scene.probe();
+        }
+        Ok(())
+    });
+    s.install("authority", &mut authority, A, 2)?;
+    s.observe(A)?;
+
+    t.note("The same story with the file in WAL mode: readers no longer block the writer, but there is still one writer.");
+    paused_apply(t, "L3.4", Journal::Wal)
+}
+
+/// Apply paused between validation and effect, in `journal` mode: a plain
+/// BEGIN IMMEDIATE and an install on other connections both meet the lock.
+fn paused_apply(t: &Transcript, claim: &'static str, journal: Journal) -> Result<(), Halt> {
+    let s = Scene::new(t, claim, journal)?;
+    s.say(
+        "observer",
+        format_args!("journal mode: {}", s.lab.journal_mode_in_file()?),
+    );
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    let hook_scene = s.clone();
+    worker.on_checkpoint(move |checkpoint| {
+        if checkpoint == Checkpoint::BeforeEffect {
+            hook_scene.say("", "(apply paused between validation and effect)");
+            hook_scene.probe();
+            let mut authority = hook_scene.lab.connect()?;
+            let _ = hook_scene.install("authority", &mut authority, A, 2);
+        }
+        Ok(())
+    });
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
     s.install("authority", &mut authority, A, 2)?;
     s.observe(A)
 }
@@ -455,6 +463,16 @@ impl Scene {
             ),
         );
         settle(result)
+    }
+
+    /// A plain `BEGIN IMMEDIATE` on a connection of its own: is the write
+    /// lock free right now?
+    fn probe(&self) {
+        let probe = match self.lab.probe_write_lock() {
+            Ok(()) => "acquired the write lock".to_owned(),
+            Err(error) => describe_error(&error),
+        };
+        self.say("probe", format_args!("BEGIN IMMEDIATE -> {probe}"));
     }
 
     fn observe(&self, resource: &str) -> Result<(), Halt> {

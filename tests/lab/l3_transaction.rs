@@ -1,0 +1,149 @@
+//! L3: the decision is applied inside the transaction. Every test runs in
+//! both journal modes.
+
+use fencing_lab::{Checkpoint, Journal, Lab};
+use rstest::rstest;
+
+use crate::support::*;
+
+/// While another connection holds the write lock, apply is told
+/// "contention", which is not a verdict on its generation; once the lock is
+/// released the same request goes through.
+#[rstest]
+#[case::rollback(Journal::Rollback)]
+#[case::wal(Journal::Wal)]
+fn l3_1_apply_fails_as_contention_while_locked_then_succeeds(#[case] journal: Journal) {
+    let c = claim("L3.1");
+    let lab = Lab::new(journal).unwrap();
+    let mut worker = lab.connect().unwrap();
+
+    let holder = lab.hold_write_lock().unwrap();
+    c.apply(&mut worker, (A, 1, "r1", 5), contention());
+    holder.release().unwrap();
+    c.state(&lab, A, 1, 0);
+    c.records(&lab, A, &[]);
+
+    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
+    c.state(&lab, A, 1, 5);
+}
+
+/// Paused right after it read the generation, or right before its effect,
+/// apply still holds the write lock: a plain BEGIN IMMEDIATE and an install
+/// on other connections are both refused. After apply commits, the install
+/// goes through. A DEFERRED transaction, or a generation read before BEGIN,
+/// holds no write lock at those points and fails here.
+#[rstest]
+#[case::rollback_after_generation_read(Journal::Rollback, Checkpoint::GenerationRead)]
+#[case::rollback_before_effect(Journal::Rollback, Checkpoint::BeforeEffect)]
+#[case::wal_after_generation_read(Journal::Wal, Checkpoint::GenerationRead)]
+#[case::wal_before_effect(Journal::Wal, Checkpoint::BeforeEffect)]
+fn l3_2_install_is_refused_while_apply_sits_between_validation_and_effect(
+    #[case] journal: Journal,
+    #[case] pause: Checkpoint,
+) {
+    let c = claim("L3.2");
+    let lab = Lab::new(journal).unwrap();
+    let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
+
+    let seen = Seen::default();
+    let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
+    pause_at(&mut worker, pause, move || {
+        probe_and_install(&hook_lab, &hook_seen, A, 2)
+    });
+    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
+    c.same(
+        format_args!("while apply was paused at {pause}"),
+        locked_out(),
+        seen.lines(),
+    );
+
+    // The apply committed under generation 1; now the install may land.
+    c.install(&mut authority, A, 2, INSTALLED);
+    c.state(&lab, A, 2, 5);
+    c.records(&lab, A, &[rec(A, "r1", 5, 5, 1)]);
+}
+
+/// install_generation meets a held write lock as contention, like apply.
+#[rstest]
+#[case::rollback(Journal::Rollback)]
+#[case::wal(Journal::Wal)]
+fn l3_3_install_fails_as_contention_while_another_writer_holds_the_lock(#[case] journal: Journal) {
+    let c = claim("L3.3");
+    let lab = Lab::new(journal).unwrap();
+    let mut authority = lab.connect().unwrap();
+
+    let holder = lab.hold_write_lock().unwrap();
+    c.install(&mut authority, A, 2, contention());
+    holder.release().unwrap();
+    c.state(&lab, A, 1, 0);
+
+    c.install(&mut authority, A, 2, INSTALLED);
+    c.state(&lab, A, 2, 0);
+}
+
+/// Between reading the installed generation and writing the new one,
+/// install_generation holds the write lock: no apply, no other install, no
+/// plain BEGIN IMMEDIATE gets in.
+#[rstest]
+#[case::rollback(Journal::Rollback)]
+#[case::wal(Journal::Wal)]
+fn l3_3_install_holds_the_write_lock_from_its_read_to_its_write(#[case] journal: Journal) {
+    let c = claim("L3.3");
+    let lab = Lab::new(journal).unwrap();
+    let mut authority = lab.connect().unwrap();
+
+    let seen = Seen::default();
+    let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
+    pause_at(&mut authority, Checkpoint::BeforeInstall, move || {
+        probe_and_install(&hook_lab, &hook_seen, A, 3)?;
+        let mut worker = hook_lab.connect()?;
+        let apply = fencing_lab::apply(&mut worker, A, 1, "r1", 5);
+        hook_seen.push(format!("apply: {}", fencing_lab::describe(&apply)));
+        Ok(())
+    });
+    c.install(&mut authority, A, 2, INSTALLED);
+    c.same(
+        "while install_generation was paused before its write",
+        format!("{}; apply: {}", locked_out(), contention()),
+        seen.lines(),
+    );
+    c.state(&lab, A, 2, 0);
+    c.records(&lab, A, &[]);
+}
+
+/// The whole lock story, in the mode the case names, with the file really in
+/// that mode: contention while another writer holds the lock, then apply
+/// paused before its effect keeps the lock, then the install lands after.
+#[rstest]
+#[case::rollback(Journal::Rollback)]
+#[case::wal(Journal::Wal)]
+fn l3_4_lock_story_holds_in_this_journal_mode(#[case] journal: Journal) {
+    let c = claim("L3.4");
+    let lab = Lab::new(journal).unwrap();
+    c.same(
+        "PRAGMA journal_mode",
+        journal.sqlite_name(),
+        lab.journal_mode_in_file().unwrap(),
+    );
+    let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
+
+    let holder = lab.hold_write_lock().unwrap();
+    c.apply(&mut worker, (A, 1, "r1", 5), contention());
+    c.install(&mut authority, A, 2, contention());
+    holder.release().unwrap();
+
+    let seen = Seen::default();
+    let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
+    pause_at(&mut worker, Checkpoint::BeforeEffect, move || {
+        probe_and_install(&hook_lab, &hook_seen, A, 2)
+    });
+    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
+    c.same(
+        "while apply was paused before its effect",
+        locked_out(),
+        seen.lines(),
+    );
+    c.install(&mut authority, A, 2, INSTALLED);
+    c.apply(&mut worker, (A, 1, "r2", 5), stale(1, 2));
+    c.state(&lab, A, 2, 5);
+}

@@ -1,0 +1,149 @@
+//! L4: authority does not remove duplicates.
+
+use fencing_lab::{Checkpoint, Lab, LabError};
+use rstest::rstest;
+
+use crate::support::*;
+
+/// The same intent twice: one effect, and the second answer is the first.
+#[rstest]
+fn l4_1_same_intent_twice_is_applied_once(lab: Lab) {
+    let c = claim("L4.1");
+    let mut worker = lab.connect().unwrap();
+
+    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
+    c.apply(&mut worker, (A, 1, "r1", 5), replayed(5));
+    c.apply(&mut worker, (A, 1, "r1", 5), replayed(5));
+
+    c.state(&lab, A, 1, 5);
+    c.records(&lab, A, &[rec(A, "r1", 5, 5, 1)]);
+}
+
+/// r1 (+7) returns 7, r2 (+5) takes the value to 12, and replaying r1 still
+/// answers 7: the response belongs to the original request.
+#[rstest]
+fn l4_2_replay_returns_original_7_not_12(lab: Lab) {
+    let c = claim("L4.2");
+    let mut worker = lab.connect().unwrap();
+
+    c.apply(&mut worker, (A, 1, "r1", 7), applied(7));
+    c.apply(&mut worker, (A, 1, "r2", 5), applied(12));
+    c.apply(&mut worker, (A, 1, "r1", 7), replayed(7));
+
+    c.state(&lab, A, 1, 12);
+    c.records(&lab, A, &[rec(A, "r1", 7, 7, 1), rec(A, "r2", 5, 12, 1)]);
+}
+
+/// The same request id with another delta is not a replay: it is refused,
+/// and neither the value nor the record moves.
+#[rstest]
+#[case::larger(9)]
+#[case::smaller(6)]
+#[case::zero(0)]
+fn l4_3_same_request_id_with_other_delta_is_a_conflict(lab: Lab, #[case] other: i64) {
+    let c = claim("L4.3");
+    let mut worker = lab.connect().unwrap();
+
+    c.apply(&mut worker, (A, 1, "r1", 7), applied(7));
+    c.apply(&mut worker, (A, 1, "r1", other), conflict("r1", 7, other));
+
+    c.state(&lab, A, 1, 7);
+    c.records(&lab, A, &[rec(A, "r1", 7, 7, 1)]);
+}
+
+/// r1 on fund-A and r1 on fund-B are two requests.
+#[rstest]
+fn l4_4_record_is_keyed_by_resource_and_request_id(lab: Lab) {
+    let c = claim("L4.4");
+    let mut worker = lab.connect().unwrap();
+
+    c.apply(&mut worker, (A, 1, "r1", 7), applied(7));
+    c.apply(&mut worker, (B, 1, "r1", 7), applied(7));
+    c.apply(&mut worker, (B, 1, "r1", 7), replayed(7));
+    c.apply(&mut worker, (B, 1, "r1", 3), conflict("r1", 7, 3));
+
+    c.state(&lab, A, 1, 7);
+    c.state(&lab, B, 1, 7);
+    c.records(&lab, B, &[rec(B, "r1", 7, 7, 1)]);
+}
+
+/// Two different requests under one generation both apply.
+#[rstest]
+fn l4_5_generation_is_not_a_deduplication_key(lab: Lab) {
+    let c = claim("L4.5");
+    let mut worker = lab.connect().unwrap();
+
+    c.apply(&mut worker, (A, 1, "r1", 1), applied(1));
+    c.apply(&mut worker, (A, 1, "r2", 2), applied(3));
+    c.apply(&mut worker, (A, 1, "r3", 3), applied(6));
+
+    c.state(&lab, A, 1, 6);
+}
+
+/// The lost response: r1 was applied, the answer never arrived, and by the
+/// time the worker retries it lost its authority. It is told "stale", not
+/// the stored result: to learn what happened it must read the state.
+#[rstest]
+fn l4_6_replay_with_a_stale_generation_is_rejected_as_stale(lab: Lab) {
+    let c = claim("L4.6");
+    let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
+
+    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
+    c.install(&mut authority, A, 2, INSTALLED);
+    c.apply(&mut worker, (A, 1, "r1", 5), stale(1, 2));
+    // A conflicting retry is stale first, too.
+    c.apply(&mut worker, (A, 1, "r1", 6), stale(1, 2));
+
+    c.state(&lab, A, 2, 5);
+    c.records(&lab, A, &[rec(A, "r1", 5, 5, 1)]);
+}
+
+/// Presented again under the newer, installed generation, r1 is a replay:
+/// the stored result, no second effect.
+#[rstest]
+fn l4_7_same_request_under_newer_generation_is_a_replay(lab: Lab) {
+    let c = claim("L4.7");
+    let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
+
+    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
+    c.install(&mut authority, A, 2, INSTALLED);
+    c.apply(&mut worker, (A, 2, "r1", 5), replayed(5));
+    c.apply(&mut worker, (A, 2, "r2", 1), applied(6));
+
+    c.state(&lab, A, 2, 6);
+    c.records(&lab, A, &[rec(A, "r1", 5, 5, 1), rec(A, "r2", 1, 6, 2)]);
+}
+
+/// A refused or failed apply leaves no record behind.
+#[rstest]
+#[case::stale(1, "r1", 5, false, stale(1, 2))]
+#[case::never_issued(3, "r1", 5, false, never_issued(3, 2))]
+#[case::conflict(2, "r0", 6, false, conflict("r0", 5, 6))]
+#[case::failed(
+    2,
+    "r1",
+    5,
+    true,
+    rejected(LabError::InjectedFault(Checkpoint::ValueWritten))
+)]
+fn l4_8_rejections_store_nothing(
+    lab: Lab,
+    #[case] generation: i64,
+    #[case] request_id: &str,
+    #[case] delta: i64,
+    #[case] fail: bool,
+    #[case] expected: String,
+) {
+    let c = claim("L4.8");
+    let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
+
+    c.install(&mut authority, A, 2, INSTALLED);
+    c.apply(&mut worker, (A, 2, "r0", 5), applied(5));
+    if fail {
+        fault_at(&mut worker, Checkpoint::ValueWritten);
+    }
+    c.apply(&mut worker, (A, generation, request_id, delta), expected);
+
+    c.state(&lab, A, 2, 5);
+    c.records(&lab, A, &[rec(A, "r0", 5, 5, 2)]);
+}

@@ -1,0 +1,92 @@
+//! L6: bad input gets a clear error and changes nothing.
+
+use fencing_lab::{Lab, LabError};
+use rstest::rstest;
+
+use crate::support::*;
+
+/// Each bad apply is refused with an error that names the problem, after a
+/// good request made the state worth protecting; nothing moves.
+#[rstest]
+#[case::unknown_resource("fund-Z", 1, "r2", 1, LabError::UnknownResource("fund-Z".into()))]
+#[case::resource_name_with_sql("fund-A' OR '1'='1", 1, "r2", 1, LabError::UnknownResource("fund-A' OR '1'='1".into()))]
+#[case::empty_resource_name("", 1, "r2", 1, LabError::UnknownResource("".into()))]
+#[case::empty_request_id(A, 1, "", 1, LabError::EmptyRequestId)]
+#[case::generation_zero(A, 0, "r2", 1, LabError::GenerationBelowOne(0))]
+#[case::generation_negative(A, -1, "r2", 1, LabError::GenerationBelowOne(-1))]
+#[case::generation_minimum(A, i64::MIN, "r2", 1, LabError::GenerationBelowOne(i64::MIN))]
+#[case::overflow_up(A, 1, "r2", i64::MAX, LabError::Overflow { value: 5, delta: i64::MAX })]
+fn l6_1_bad_apply_gets_a_typed_error_and_changes_nothing(
+    lab: Lab,
+    #[case] resource: &str,
+    #[case] generation: i64,
+    #[case] request_id: &str,
+    #[case] delta: i64,
+    #[case] error: LabError,
+) {
+    let c = claim("L6.1");
+    let mut worker = lab.connect().unwrap();
+
+    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
+    c.apply(
+        &mut worker,
+        (resource, generation, request_id, delta),
+        rejected(error),
+    );
+
+    c.state(&lab, A, 1, 5);
+    c.state(&lab, B, 1, 0);
+    c.records(&lab, A, &[rec(A, "r1", 5, 5, 1)]);
+    c.same(
+        "list resources",
+        "fund-A, fund-B",
+        lab.resource_names().unwrap().join(", "),
+    );
+}
+
+/// Overflow in both directions is a typed error, never a wrapped number or
+/// a silent REAL.
+#[rstest]
+#[case::up(i64::MAX - 1, 2)]
+#[case::down(i64::MIN + 1, -2)]
+fn l6_1_value_overflow_is_a_typed_error(lab: Lab, #[case] start: i64, #[case] delta: i64) {
+    let c = claim("L6.1");
+    let mut worker = lab.connect().unwrap();
+
+    c.apply(&mut worker, (A, 1, "r1", start), applied(start));
+    c.apply(
+        &mut worker,
+        (A, 1, "r2", delta),
+        rejected(LabError::Overflow {
+            value: start,
+            delta,
+        }),
+    );
+    c.state(&lab, A, 1, start);
+    c.records(&lab, A, &[rec(A, "r1", start, start, 1)]);
+}
+
+/// install_generation refuses what no authority could mean, and changes
+/// nothing.
+#[rstest]
+#[case::zero(A, 0, LabError::GenerationBelowOne(0))]
+#[case::negative(A, -7, LabError::GenerationBelowOne(-7))]
+#[case::unknown_resource("fund-Z", 2, LabError::UnknownResource("fund-Z".into()))]
+fn l6_1_bad_install_gets_a_typed_error_and_changes_nothing(
+    lab: Lab,
+    #[case] resource: &str,
+    #[case] generation: i64,
+    #[case] error: LabError,
+) {
+    let c = claim("L6.1");
+    let mut authority = lab.connect().unwrap();
+
+    c.install(&mut authority, A, 2, INSTALLED);
+    c.install(&mut authority, resource, generation, rejected(error));
+    c.state(&lab, A, 2, 0);
+    c.same(
+        "list resources",
+        "fund-A, fund-B",
+        lab.resource_names().unwrap().join(", "),
+    );
+}

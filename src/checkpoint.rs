@@ -20,9 +20,10 @@ pub enum Checkpoint {
     /// Just before [`Tx::set_value`](crate::Tx::set_value) writes: every
     /// check is done and the effect is next.
     BeforeEffect,
-    /// Just after [`Tx::set_value`](crate::Tx::set_value) wrote the value,
-    /// before the request is recorded.
-    ValueWritten,
+    /// Just before [`Tx::insert_record`](crate::Tx::insert_record) writes
+    /// the record. In the reference the value is written by then, so a fault
+    /// here falls between the effect and its record.
+    BeforeRecord,
     /// Just before [`Tx::set_generation`](crate::Tx::set_generation) writes a
     /// new generation.
     BeforeInstall,
@@ -34,11 +35,11 @@ pub enum Checkpoint {
 impl fmt::Display for Checkpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Checkpoint::GenerationRead => "generation read",
-            Checkpoint::BeforeEffect => "before effect",
-            Checkpoint::ValueWritten => "value written",
-            Checkpoint::BeforeInstall => "before install",
-            Checkpoint::WorkerChecked => "worker checked",
+            Checkpoint::GenerationRead => "after the generation was read",
+            Checkpoint::BeforeEffect => "before the effect",
+            Checkpoint::BeforeRecord => "before the record",
+            Checkpoint::BeforeInstall => "before the install",
+            Checkpoint::WorkerChecked => "after the worker's check",
         })
     }
 }

@@ -341,16 +341,14 @@ impl Tx<'_> {
 
     /// Writes a new value for `resource`: the effect.
     ///
-    /// Checkpoints: [`Checkpoint::BeforeEffect`] before writing and
-    /// [`Checkpoint::ValueWritten`] after.
+    /// Checkpoint before writing: [`Checkpoint::BeforeEffect`].
     pub fn set_value(&self, resource: &str, value: i64) -> Result<(), LabError> {
         run_hook(self.hook, Checkpoint::BeforeEffect)?;
         self.update(
             "UPDATE resources SET value = :new WHERE name = :name",
             resource,
             value,
-        )?;
-        run_hook(self.hook, Checkpoint::ValueWritten)
+        )
     }
 
     /// Looks up the record of `request_id` on `resource`.
@@ -371,7 +369,10 @@ impl Tx<'_> {
     }
 
     /// Stores a record.
+    ///
+    /// Checkpoint before writing: [`Checkpoint::BeforeRecord`].
     pub fn insert_record(&self, record: &Record) -> Result<(), LabError> {
+        run_hook(self.hook, Checkpoint::BeforeRecord)?;
         self.tx.execute(
             "INSERT INTO requests (resource, request_id, delta, result, generation)
              VALUES (:resource, :request_id, :delta, :result, :generation)",

@@ -86,7 +86,7 @@ pub enum LabError {
     Contention,
 
     /// A test injected a fault at a checkpoint.
-    #[error("injected fault at {0}")]
+    #[error("injected fault {0}")]
     InjectedFault(Checkpoint),
 
     /// The exercise still holds its `todo!()`.

@@ -305,7 +305,7 @@ fn l5_counterexamples(t: &Transcript) -> Result<(), Halt> {
     let s = Scene::new(t, "L5.1", Journal::Rollback)?;
     let mut worker = s.connect()?;
     worker.on_checkpoint(|checkpoint| match checkpoint {
-        Checkpoint::ValueWritten => Err(LabError::InjectedFault(checkpoint)),
+        Checkpoint::BeforeRecord => Err(LabError::InjectedFault(checkpoint)),
         _ => Ok(()),
     });
     s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
@@ -326,7 +326,7 @@ fn l5_counterexamples(t: &Transcript) -> Result<(), Halt> {
             ledger.call("pay 5 for r1");
             Ok(())
         }
-        Checkpoint::ValueWritten if fail_once => {
+        Checkpoint::BeforeRecord if fail_once => {
             fail_once = false;
             Err(LabError::InjectedFault(checkpoint))
         }

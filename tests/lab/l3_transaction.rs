@@ -52,7 +52,7 @@ fn l3_2_install_is_refused_while_apply_sits_between_validation_and_effect(
     });
     c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
     c.same(
-        format_args!("while apply was paused at {pause}"),
+        format_args!("while apply was paused {pause}"),
         locked_out(),
         seen.lines(),
     );

@@ -124,7 +124,7 @@ fn l4_7_same_request_under_newer_generation_is_a_replay(lab: Lab) {
     "r1",
     5,
     true,
-    rejected(LabError::InjectedFault(Checkpoint::ValueWritten))
+    rejected(LabError::InjectedFault(Checkpoint::BeforeRecord))
 )]
 fn l4_8_rejections_store_nothing(
     lab: Lab,
@@ -140,7 +140,7 @@ fn l4_8_rejections_store_nothing(
     c.install(&mut authority, A, 2, INSTALLED);
     c.apply(&mut worker, (A, 2, "r0", 5), applied(5));
     if fail {
-        fault_at(&mut worker, Checkpoint::ValueWritten);
+        fault_at(&mut worker, Checkpoint::BeforeRecord);
     }
     c.apply(&mut worker, (A, generation, request_id, delta), expected);
 

@@ -14,11 +14,11 @@ fn l5_1_fault_between_value_and_record_rolls_back_and_retry_applies_once(lab: La
     let mut worker = lab.connect().unwrap();
 
     c.apply(&mut worker, (A, 1, "r0", 2), applied(2));
-    fault_at(&mut worker, Checkpoint::ValueWritten);
+    fault_at(&mut worker, Checkpoint::BeforeRecord);
     c.apply(
         &mut worker,
         (A, 1, "r1", 5),
-        rejected(LabError::InjectedFault(Checkpoint::ValueWritten)),
+        rejected(LabError::InjectedFault(Checkpoint::BeforeRecord)),
     );
     c.state(&lab, A, 1, 2);
     c.records(&lab, A, &[rec(A, "r0", 2, 2, 1)]);
@@ -44,13 +44,13 @@ fn l5_2_external_call_is_not_undone_by_rollback(lab: Lab) {
             ledger.call("pay 5 for r1");
             Ok(())
         }
-        Checkpoint::ValueWritten => Err(LabError::InjectedFault(checkpoint)),
+        Checkpoint::BeforeRecord => Err(LabError::InjectedFault(checkpoint)),
         _ => Ok(()),
     });
     c.apply(
         &mut worker,
         (A, 1, "r1", 5),
-        rejected(LabError::InjectedFault(Checkpoint::ValueWritten)),
+        rejected(LabError::InjectedFault(Checkpoint::BeforeRecord)),
     );
 
     // The database rolled back ...

@@ -129,7 +129,11 @@ pub fn quiet_todo_panics() {
     ONCE.call_once(|| {
         let default = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
-            let message = info.payload_as_str();
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
             let in_exercise = info
                 .location()
                 .is_some_and(|at| at.file().contains("exercises/"));

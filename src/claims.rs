@@ -84,7 +84,7 @@ pub const LESSONS: [Lesson; 6] = [
 ];
 
 /// Every claim, in the lesson's order.
-pub const CLAIMS: [Claim; 26] = [
+pub const CLAIMS: &[Claim] = &[
     Claim {
         id: "L1.1",
         text: "a worker that read generation 1 is rejected as stale once 2 is installed",

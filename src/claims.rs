@@ -235,6 +235,13 @@ pub const CLAIMS: &[Claim] = &[
         hint: "write the record only on the success path, in the same transaction as the value",
     },
     Claim {
+        id: "L4.9",
+        text: "a lost response: the worker's retry gets the stored result, and nothing applies twice",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "the retry is a replay: answer from the record, even if other requests moved the value since",
+    },
+    Claim {
         id: "L5.1",
         text: "a fault between the value and the record rolls back both; the retry applies once",
         points: 1,

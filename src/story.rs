@@ -296,6 +296,15 @@ fn l4_duplicates(t: &Transcript) -> Result<(), Halt> {
     s.apply("worker X", &mut worker, A, 3, "r9", 5)?;
     s.apply("worker B", &mut worker, A, 2, "r1", 5)?;
     s.apply("worker B", &mut worker, A, 2, "r1", 6)?;
+    s.observe(A)?;
+
+    t.note("The response is lost, but the authority has not moved: the retry learns what its own request did.");
+    let s = Scene::new(t, "L4.9", Journal::Rollback)?;
+    let (mut a, mut b) = (s.connect()?, s.connect()?);
+    s.apply("worker A", &mut a, A, 1, "a-1", 5)?;
+    s.say("", "(the response is lost on its way back to worker A)");
+    s.apply("worker B", &mut b, A, 1, "b-1", 3)?;
+    s.apply("worker A", &mut a, A, 1, "a-1", 5)?;
     s.observe(A)
 }
 

@@ -147,3 +147,29 @@ fn l4_8_rejections_store_nothing(
     c.state(&lab, A, 2, 5);
     c.records(&lab, A, &[rec(A, "r0", 5, 5, 2)]);
 }
+
+/// The lost response, end to end: apply commits, the answer never reaches
+/// worker A, worker B moves the value on, and A retries. A learns what its
+/// own request did, and the value counts it once.
+#[rstest]
+fn l4_9_lost_response_retry_gets_the_stored_result_and_applies_once(lab: Lab) {
+    let c = claim("L4.9");
+    let (mut a, mut b) = (lab.connect().unwrap(), lab.connect().unwrap());
+    let mut authority = lab.connect().unwrap();
+
+    // A's request commits; its response is lost on the way back.
+    let _lost = fencing_lab::apply(&mut a, A, 1, "a-1", 5);
+    c.state(&lab, A, 1, 5);
+    // Meanwhile B's request lands.
+    c.apply(&mut b, (A, 1, "b-1", 3), applied(8));
+    // A retries the same intent with the same id.
+    c.apply(&mut a, (A, 1, "a-1", 5), replayed(5));
+    c.state(&lab, A, 1, 8);
+    c.records(&lab, A, &[rec(A, "a-1", 5, 5, 1), rec(A, "b-1", 3, 8, 1)]);
+
+    // Had A waited until the authority moved on, it would learn only that it
+    // is stale (L4.6) and must read the state instead.
+    c.install(&mut authority, A, 2, INSTALLED);
+    c.apply(&mut a, (A, 1, "a-1", 5), stale(1, 2));
+    c.state(&lab, A, 2, 8);
+}

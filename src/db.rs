@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, named_params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, named_params};
 use tempfile::TempDir;
 
 use crate::LabError;
@@ -123,7 +123,9 @@ impl fmt::Display for Record {
 #[derive(Clone)]
 pub struct Lab {
     /// Keeps the directory alive; shared by clones so a hook can hold one.
-    _dir: Arc<TempDir>,
+    /// `None` for a file opened with [`Lab::open_existing`], which belongs to
+    /// the process that created it.
+    _dir: Option<Arc<TempDir>>,
     /// The database file inside it.
     path: PathBuf,
     /// The journal mode the file was created with.
@@ -147,10 +149,42 @@ impl Lab {
             [],
             |row| row.get(0),
         )?;
-        debug_assert_eq!(mode, journal.sqlite_name());
+        if mode != journal.sqlite_name() {
+            return Err(LabError::JournalMode {
+                requested: journal.sqlite_name(),
+                got: mode,
+            });
+        }
         conn.execute_batch(SCHEMA)?;
         Ok(Lab {
-            _dir: Arc::new(dir),
+            _dir: Some(Arc::new(dir)),
+            path,
+            journal,
+        })
+    }
+
+    /// Opens a lab file that already exists, typically one another process
+    /// created with [`Lab::new`]: the crash test's child process works on its
+    /// parent's file this way. The journal mode is read from the file.
+    ///
+    /// The file and its directory stay their creator's: dropping this `Lab`
+    /// removes nothing. A path with no database is an error, not a new empty
+    /// file.
+    pub fn open_existing(path: impl Into<PathBuf>) -> Result<Lab, LabError> {
+        let path = path.into();
+        // No SQLITE_OPEN_CREATE: a mistyped path must not become an empty lab.
+        let conn = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        let mode: String = conn.query_row("PRAGMA journal_mode", [], |row| row.get(0))?;
+        let journal = if mode.eq_ignore_ascii_case(Journal::Wal.sqlite_name()) {
+            Journal::Wal
+        } else {
+            Journal::Rollback
+        };
+        Ok(Lab {
+            _dir: None,
             path,
             journal,
         })

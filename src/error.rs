@@ -107,6 +107,16 @@ pub enum LabError {
         message: String,
     },
 
+    /// SQLite would not put the file in the requested journal mode (WAL
+    /// needs shared memory, which some file systems lack).
+    #[error("journal mode {requested} unavailable: sqlite reports {got}")]
+    JournalMode {
+        /// The mode the lab asked for.
+        requested: &'static str,
+        /// The mode SQLite reported instead.
+        got: String,
+    },
+
     /// Any other SQLite failure.
     #[error("database error")]
     Database(#[source] rusqlite::Error),

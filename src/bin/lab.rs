@@ -1,9 +1,7 @@
 //! `cargo run`: the whole lab, lesson by lesson, against whichever
 //! implementation is compiled in (`--features solutions` for the reference).
 
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
+fn main() {
     // An unfinished exercise panics with `todo!()`; the library turns that
     // into a line that names the file, so the default panic report would
     // only repeat it as noise.
@@ -14,13 +12,14 @@ fn main() -> ExitCode {
     let (transcript, complete) = fencing_lab::story::run_all();
     print!("{}", transcript.render());
     println!();
+    // A lesson that stopped at an unfinished exercise is part of the story,
+    // not a failure of this program, so the exit status stays 0; the last
+    // line says which it was.
     if complete {
         println!("Every lesson ran to its end. `cargo test` checks each claim.");
-        ExitCode::SUCCESS
     } else {
         println!(
             "Some lessons stopped early (see \"stopped:\" above). `cargo test` shows which claims fail."
         );
-        ExitCode::FAILURE
     }
 }

@@ -1,0 +1,388 @@
+//! What batch grading writes: `gradebook.csv`, one `results.json` per
+//! submission (the field names of Exercism's test-runner interface,
+//! version 3), the terminal summary, and the `--expect` comparison.
+//!
+//! The gradebook holds points only, no timings, so two runs over the same
+//! class give the same bytes and CI can compare them with a committed file.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use fencing_lab::claims::{self, CLAIMS, LESSONS};
+use serde_json::{Map, Value, json};
+
+use crate::flags::Flag;
+use crate::libtest::cut_at_boundary;
+use crate::score::{ClaimScore, Score, Status};
+
+/// How long an expected gradebook may be; a class is a few kilobytes.
+const MAX_EXPECTED: u64 = 16 << 20;
+
+/// The characters of a test's output that Exercism's interface shows.
+const OUTPUT_CHARS: usize = 500;
+
+/// One graded submission.
+#[derive(Debug)]
+pub struct Graded {
+    /// The folder's name.
+    pub name: String,
+    /// Per claim.
+    pub score: Score,
+    /// Why the submission could not be graded in full: a compile error, a
+    /// timeout, an early exit, a refused file.
+    pub error: Option<String>,
+    /// The result column of the summary: "pass", "fail: L2.2", "timed out".
+    pub short: String,
+    /// Facts worth a look that are not errors: ignored files, floods.
+    pub notes: Vec<String>,
+    /// Review flags.
+    pub flags: Vec<Flag>,
+    /// Wall-clock time, build and run.
+    pub elapsed: Duration,
+}
+
+impl Graded {
+    /// `pass`, `fail` or `error`, as Exercism spells a run's status.
+    pub fn status(&self) -> &'static str {
+        if self.error.is_some() {
+            "error"
+        } else if self.score.full_marks() {
+            "pass"
+        } else {
+            "fail"
+        }
+    }
+}
+
+/// The gradebook: a row per submission, a column per claim with the points
+/// earned, and the total.
+pub fn gradebook(graded: &[Graded]) -> Result<Vec<u8>, String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["submission"];
+    header.extend(CLAIMS.iter().map(|claim| claim.id));
+    header.push("total");
+    writer.write_record(&header).map_err(csv_error)?;
+    for submission in graded {
+        let mut row = vec![submission.name.clone()];
+        row.extend(
+            submission
+                .score
+                .claims
+                .iter()
+                .map(|claim| claim.earned.to_string()),
+        );
+        row.push(submission.score.earned().to_string());
+        writer.write_record(&row).map_err(csv_error)?;
+    }
+    writer
+        .into_inner()
+        .map_err(|error| format!("cannot write the gradebook: {error}"))
+}
+
+fn csv_error(error: csv::Error) -> String {
+    format!("cannot write the gradebook: {error}")
+}
+
+/// A submission's `results.json`, in Exercism's field names: one test entry
+/// per claim, its `task_id` the lesson's number.
+pub fn results_json(graded: &Graded) -> Value {
+    let tests: Vec<Value> = graded
+        .score
+        .claims
+        .iter()
+        .map(|claim| claim_json(claim, graded.error.as_deref()))
+        .collect();
+    let mut result = Map::new();
+    result.insert("version".into(), json!(3));
+    result.insert("status".into(), json!(graded.status()));
+    let message = top_message(graded);
+    if !message.is_empty() {
+        result.insert("message".into(), json!(message));
+    }
+    result.insert("tests".into(), Value::Array(tests));
+    Value::Object(result)
+}
+
+fn claim_json(score: &ClaimScore, error: Option<&str>) -> Value {
+    let claim = score.claim;
+    let lesson = claim.lesson();
+    let task = LESSONS
+        .iter()
+        .position(|known| known.id == lesson.id)
+        .map_or(0, |index| index + 1);
+    let mut test = Map::new();
+    test.insert("name".into(), json!(format!("{} {}", claim.id, claim.text)));
+    let (status, message) = match score.status {
+        Status::Pass => ("pass", None),
+        Status::Fail => {
+            let mut message = format!("failed: {}", score.failed.join(", "));
+            if let Some((_, failure)) = &score.first_failure {
+                if !failure.message.is_empty() {
+                    message.push_str("\n\n");
+                    message.push_str(&failure.message);
+                }
+            }
+            ("fail", Some(message))
+        }
+        Status::NoResult if score.missing.is_empty() => (
+            "error",
+            Some(match error {
+                Some(_) => "not run: see the submission's message".to_owned(),
+                None => "no result: the suite has no test for this claim".to_owned(),
+            }),
+        ),
+        Status::NoResult => (
+            "error",
+            Some(format!(
+                "no result: {} of its tests never reported ({}); a claim without a result is not a pass",
+                score.missing.len(),
+                score.missing.join(", ")
+            )),
+        ),
+    };
+    test.insert("status".into(), json!(status));
+    if let Some(message) = message {
+        test.insert("message".into(), json!(message));
+    }
+    if let Some((_, failure)) = &score.first_failure {
+        if !failure.output.is_empty() {
+            test.insert("output".into(), json!(cut_output(&failure.output)));
+        }
+    }
+    test.insert("task_id".into(), json!(task));
+    Value::Object(test)
+}
+
+/// The run's error, the notes and the review flags, as one message.
+fn top_message(graded: &Graded) -> String {
+    let mut parts = Vec::new();
+    if let Some(error) = &graded.error {
+        parts.push(error.clone());
+    }
+    parts.extend(graded.notes.iter().cloned());
+    if !graded.flags.is_empty() {
+        let mut text = String::from(
+            "review flags (constructs an honest solution never needs; the score is unchanged):",
+        );
+        for flag in &graded.flags {
+            let _ = write!(text, "\n  {flag}");
+        }
+        parts.push(text);
+    }
+    parts.join("\n\n")
+}
+
+/// At most [`OUTPUT_CHARS`] characters, saying so when cut.
+fn cut_output(output: &str) -> String {
+    if output.chars().count() <= OUTPUT_CHARS {
+        return output.to_owned();
+    }
+    const MARK: &str = "\n[output cut to 500 characters]";
+    let keep = OUTPUT_CHARS - MARK.chars().count();
+    let mut cut: String = output.chars().take(keep).collect();
+    cut.push_str(MARK);
+    cut
+}
+
+/// The terminal summary: one line per submission.
+pub fn summary_table(graded: &[Graded]) -> String {
+    let total = claims::total_points();
+    let rows: Vec<[String; 5]> = graded
+        .iter()
+        .map(|submission| {
+            [
+                submission.name.clone(),
+                format!("{}/{}", submission.score.earned(), total),
+                submission.short.clone(),
+                submission.flags.len().to_string(),
+                format!("{:.1} s", submission.elapsed.as_secs_f64()),
+            ]
+        })
+        .collect();
+    let header = ["submission", "points", "result", "flags", "time"].map(String::from);
+    let mut widths = header.clone().map(|title| title.chars().count());
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut table = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let _ = writeln!(
+            table,
+            "{:<w0$}  {:>w1$}  {:<w2$}  {:>w3$}  {:>w4$}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3],
+            w4 = widths[4],
+        );
+    }
+    table
+}
+
+/// The review flags of the whole class, for the terminal: a few lines per
+/// submission, all of them in its `results.json`.
+pub fn flags_listing(graded: &[Graded]) -> String {
+    const SHOWN: usize = 5;
+    let mut listing = String::new();
+    for submission in graded.iter().filter(|s| !s.flags.is_empty()) {
+        if listing.is_empty() {
+            listing.push_str(
+                "review flags (constructs an honest solution never needs; scores unchanged):\n",
+            );
+        }
+        for flag in submission.flags.iter().take(SHOWN) {
+            let _ = writeln!(listing, "  {}: {flag}", submission.name);
+        }
+        if submission.flags.len() > SHOWN {
+            let _ = writeln!(
+                listing,
+                "  {}: and {} more in its results.json",
+                submission.name,
+                submission.flags.len() - SHOWN
+            );
+        }
+    }
+    listing
+}
+
+/// Compares the gradebook with the expected file, byte for byte. On a
+/// difference, says which submissions and claims differ.
+pub fn compare_with_expected(actual: &[u8], path: &Path) -> Result<(), String> {
+    let expected = read_capped(path)?;
+    if expected == actual {
+        return Ok(());
+    }
+    let shown = path.display();
+    let (Some(want), Some(got)) = (parse_csv(&expected), parse_csv(actual)) else {
+        return Err(format!(
+            "the gradebook differs from {shown}, which is not CSV: {}",
+            first_difference(&expected, actual)
+        ));
+    };
+    let mut lines = Vec::new();
+    if want.first() != got.first() {
+        // A claim added to or removed from the catalogue shows up here.
+        let (want_header, got_header) = (
+            want.first().cloned().unwrap_or_default(),
+            got.first().cloned().unwrap_or_default(),
+        );
+        let only = |these: &[String], those: &[String]| -> String {
+            let names: Vec<&str> = these
+                .iter()
+                .filter(|column| !those.contains(column))
+                .map(String::as_str)
+                .collect();
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        };
+        lines.push(format!(
+            "the columns differ (only expected: {}; only graded: {}):\n    expected: {}\n    got:      {}",
+            only(&want_header, &got_header),
+            only(&got_header, &want_header),
+            want_header.join(","),
+            got_header.join(",")
+        ));
+    } else {
+        let header = want.first().cloned().unwrap_or_default();
+        let by_name = |rows: &[Vec<String>]| -> BTreeMap<String, Vec<String>> {
+            rows.iter()
+                .skip(1)
+                .map(|row| (row.first().cloned().unwrap_or_default(), row.clone()))
+                .collect()
+        };
+        let (want_rows, got_rows) = (by_name(&want), by_name(&got));
+        let names: BTreeSet<&String> = want_rows.keys().chain(got_rows.keys()).collect();
+        for name in names {
+            match (want_rows.get(name), got_rows.get(name)) {
+                (Some(want), Some(got)) if want != got => {
+                    let cells: Vec<String> = header
+                        .iter()
+                        .enumerate()
+                        .skip(1)
+                        .filter(|(at, _)| want.get(*at) != got.get(*at))
+                        .map(|(at, column)| {
+                            format!(
+                                "{column} expected {}, got {}",
+                                want.get(at).map_or("nothing", String::as_str),
+                                got.get(at).map_or("nothing", String::as_str)
+                            )
+                        })
+                        .collect();
+                    lines.push(format!("{name}: {}", cells.join("; ")));
+                }
+                (Some(_), None) => lines.push(format!("{name}: expected, but not graded")),
+                (None, Some(_)) => lines.push(format!("{name}: graded, but not expected")),
+                _ => {}
+            }
+        }
+        if lines.is_empty() {
+            lines.push(format!(
+                "same grades, different bytes (line endings, quoting, order or a final newline): {}",
+                first_difference(&expected, actual)
+            ));
+        }
+    }
+    Err(format!(
+        "the gradebook differs from {shown}:\n  {}",
+        lines.join("\n  ")
+    ))
+}
+
+fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
+    let shown = path.display();
+    let size = std::fs::metadata(path)
+        .map_err(|error| format!("cannot read {shown}: {error}"))?
+        .len();
+    if size > MAX_EXPECTED {
+        return Err(format!(
+            "{shown} is {size} bytes; an expected gradebook is a few kilobytes"
+        ));
+    }
+    std::fs::read(path).map_err(|error| format!("cannot read {shown}: {error}"))
+}
+
+fn parse_csv(bytes: &[u8]) -> Option<Vec<Vec<String>>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    reader
+        .records()
+        .map(|record| {
+            record
+                .ok()
+                .map(|record| record.iter().map(str::to_owned).collect())
+        })
+        .collect()
+}
+
+/// "line 3: expected `…`, got `…`".
+fn first_difference(expected: &[u8], actual: &[u8]) -> String {
+    let want: Vec<&[u8]> = expected.split(|&byte| byte == b'\n').collect();
+    let got: Vec<&[u8]> = actual.split(|&byte| byte == b'\n').collect();
+    let show = |line: Option<&&[u8]>| match line {
+        Some(line) => format!("{:?}", cut_at_boundary(&String::from_utf8_lossy(line), 200)),
+        None => "the end of the file".to_owned(),
+    };
+    let at = (0..want.len().max(got.len()))
+        .find(|&at| want.get(at) != got.get(at))
+        .unwrap_or(0);
+    format!(
+        "line {}: expected {}, got {}",
+        at + 1,
+        show(want.get(at)),
+        show(got.get(at))
+    )
+}

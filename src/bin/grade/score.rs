@@ -1,0 +1,146 @@
+//! From test verdicts to claims and points, by the catalogue in
+//! `fencing_lab::claims`: a test belongs to the claim its name starts with,
+//! and a claim passes only when it has at least one result and every one of
+//! its tests passed. A test that never reported (the run timed out, crashed
+//! or exited first) is not a pass.
+
+use fencing_lab::claims::{self, CLAIMS, Claim};
+
+use crate::libtest::{Failure, TestOutput, Verdict};
+
+/// How one claim came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Every test of the claim passed.
+    Pass,
+    /// At least one of its tests failed.
+    Fail,
+    /// None failed, but some never reported (or the suite never ran).
+    NoResult,
+}
+
+/// One claim's result.
+#[derive(Debug, Clone)]
+pub struct ClaimScore {
+    /// The claim, from the catalogue.
+    pub claim: &'static Claim,
+    /// How it came out.
+    pub status: Status,
+    /// Its points if it passed, else 0.
+    pub earned: u32,
+    /// Its tests that failed.
+    pub failed: Vec<String>,
+    /// Its tests that never reported.
+    pub missing: Vec<String>,
+    /// The first failed test, with its message and output.
+    pub first_failure: Option<(String, Failure)>,
+}
+
+/// A whole run, claim by claim in the catalogue's order.
+#[derive(Debug, Clone)]
+pub struct Score {
+    /// One entry per claim of the catalogue.
+    pub claims: Vec<ClaimScore>,
+}
+
+impl Score {
+    /// Scores a run. `listed` is what the test binary's `--list` printed:
+    /// with it, a test that never reported is known to be missing; without
+    /// it, only the tests seen are counted.
+    pub fn of_run(listed: Option<&[String]>, run: &TestOutput) -> Score {
+        let names: Vec<&str> = match listed {
+            Some(listed) => listed.iter().map(String::as_str).collect(),
+            None => run.names().collect(),
+        };
+        let claims = CLAIMS
+            .iter()
+            .map(|claim| {
+                let tests = names
+                    .iter()
+                    .copied()
+                    .filter(|name| claims::claim_of_test(name).is_some_and(|c| c.id == claim.id));
+                let (mut passed, mut failed, mut missing) = (0, Vec::new(), Vec::new());
+                for name in tests {
+                    match run.verdict(name) {
+                        Some(Verdict::Passed) => passed += 1,
+                        Some(Verdict::Failed) => failed.push(name.to_owned()),
+                        Some(Verdict::Ignored) => {}
+                        None => missing.push(name.to_owned()),
+                    }
+                }
+                let status = if !failed.is_empty() {
+                    Status::Fail
+                } else if missing.is_empty() && passed > 0 {
+                    Status::Pass
+                } else {
+                    Status::NoResult
+                };
+                let first_failure = failed.first().map(|name| {
+                    let section = run.section(name).unwrap_or_default();
+                    (name.clone(), Failure::from_section(&section))
+                });
+                ClaimScore {
+                    claim,
+                    status,
+                    earned: if status == Status::Pass {
+                        claim.points
+                    } else {
+                        0
+                    },
+                    failed,
+                    missing,
+                    first_failure,
+                }
+            })
+            .collect();
+        Score { claims }
+    }
+
+    /// The score of a suite that never ran: every claim without a result.
+    pub fn nothing() -> Score {
+        Score {
+            claims: CLAIMS
+                .iter()
+                .map(|claim| ClaimScore {
+                    claim,
+                    status: Status::NoResult,
+                    earned: 0,
+                    failed: Vec::new(),
+                    missing: Vec::new(),
+                    first_failure: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// The points earned.
+    pub fn earned(&self) -> u32 {
+        self.claims.iter().map(|claim| claim.earned).sum()
+    }
+
+    /// The points there are.
+    pub fn total(&self) -> u32 {
+        claims::total_points()
+    }
+
+    /// Whether every claim passed.
+    pub fn full_marks(&self) -> bool {
+        self.claims.iter().all(|claim| claim.status == Status::Pass)
+    }
+
+    /// The first claim that did not pass, in the catalogue's order.
+    pub fn first_not_passing(&self) -> Option<&ClaimScore> {
+        self.claims
+            .iter()
+            .find(|claim| claim.status != Status::Pass)
+    }
+
+    /// The ids of the claims that did not pass.
+    pub fn not_passing(&self) -> Vec<&'static str> {
+        self.claims
+            .iter()
+            .filter(|claim| claim.status != Status::Pass)
+            .map(|claim| claim.claim.id)
+            .collect()
+    }
+}

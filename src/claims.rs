@@ -102,6 +102,15 @@ pub const CLAIMS: &[Claim] = &[
                generation itself, in the transaction that writes",
     },
     Claim {
+        id: "L1.3",
+        text: "every interleaving of two workers and the authority keeps the invariants; \
+               the worker-side check breaks one",
+        points: 1,
+        files: BOTH,
+        hint: "take the write lock before reading the generation and keep it until the commit; \
+               record each request with the result and the generation, in the same transaction",
+    },
+    Claim {
         id: "L2.1",
         text: "resources are independent: a new generation on fund-A leaves fund-B at 1",
         points: 1,
@@ -147,6 +156,15 @@ pub const CLAIMS: &[Claim] = &[
                even if somebody promised it",
     },
     Claim {
+        id: "L2.7",
+        text: "over random sequences of installs and applies, the destination behaves like a \
+               small pure model of the contract",
+        points: 1,
+        files: BOTH,
+        hint: "the failing sequence is already shrunk: replay it by hand against the reference \
+               semantics (validate, IMMEDIATE, equal generation, record, checked add, commit)",
+    },
+    Claim {
         id: "L3.1",
         text: "while another connection holds the write lock, apply fails as contention, then succeeds",
         points: 1,
@@ -175,6 +193,29 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: BOTH,
         hint: "IMMEDIATE takes the write lock in both modes; DEFERRED holds none in either",
+    },
+    Claim {
+        id: "L3.5",
+        text: "a real sqlite3 shell holding BEGIN IMMEDIATE makes apply fail as contention; \
+               after it commits, apply succeeds",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "another process's write lock is contention, not a verdict: BEGIN IMMEDIATE \
+               before reading the generation, and pass Contention through unchanged",
+    },
+    Claim {
+        id: "L3.6",
+        text: "N threads, each with its own connection, applying with retries on contention while \
+               installs interleave: the invariants hold and contention is never reported as a rejection",
+        // Checked, not graded: with real threads, whether a wrong
+        // implementation happens to break an invariant depends on timing
+        // (the second-transaction mutant failed 17 of 20 runs), and a grade
+        // must not. Deterministic claims (L1.3, L3.2, L5.1) grade the same
+        // mistakes.
+        points: 0,
+        files: BOTH,
+        hint: "let every Contention error through unchanged (the caller retries it); reject only \
+               on the generation read inside the IMMEDIATE transaction",
     },
     Claim {
         id: "L4.1",
@@ -275,6 +316,23 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: BOTH,
         hint: "commit: what is not committed is gone when the connection closes",
+    },
+    Claim {
+        id: "L5.6",
+        text: "a process killed between the value and the record leaves neither; \
+               killed after commit keeps both",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "write the value and the record in one transaction and commit once, at the end: \
+               SQLite discards an uncommitted transaction when the process dies",
+    },
+    Claim {
+        id: "L5.7",
+        text: "the sqlite3 shell's direct UPDATE changes the value behind the contract",
+        points: 1,
+        files: BOTH,
+        hint: "the contract covers only writes that go through apply, whoever else opens the \
+               file (a limit, not a bug to fix)",
     },
     Claim {
         id: "L6.1",

@@ -44,8 +44,11 @@ const SCHEMA: &str = "
         PRIMARY KEY (resource, request_id)
     ) STRICT;
 
-    INSERT INTO resources (name, generation, value) VALUES ('fund-A', 1, 0), ('fund-B', 1, 0);
 ";
+
+/// The state every lab starts in: both resources at generation 1, value 0.
+const START: &str =
+    "INSERT INTO resources (name, generation, value) VALUES ('fund-A', 1, 0), ('fund-B', 1, 0);";
 
 /// Which journal the SQLite file uses. The contention claims must hold in
 /// both.
@@ -130,18 +133,46 @@ pub struct Lab {
     path: PathBuf,
     /// The journal mode the file was created with.
     journal: Journal,
+    /// Whether a commit waits for the disk (see [`Lab::without_fsync`]).
+    fsync: bool,
 }
 
 impl Lab {
     /// Creates the file, sets the journal mode and loads the schema:
     /// `fund-A` and `fund-B` at generation 1, value 0, no requests.
     pub fn new(journal: Journal) -> Result<Lab, LabError> {
+        Lab::create(journal, true)
+    }
+
+    /// The same lab, but every connection runs `PRAGMA synchronous = OFF`:
+    /// SQLite hands each commit to the operating system and does not wait
+    /// for the disk.
+    ///
+    /// Locking, isolation and atomicity between connections are exactly as
+    /// in [`Lab::new`], and a commit survives the process ending; only an
+    /// operating-system crash or a power cut could lose it, and nothing in
+    /// this lab simulates either. It exists for the runs that commit
+    /// thousands of times (every interleaving, the load test, the property
+    /// test), where waiting for the disk would be most of their time.
+    ///
+    /// Setting the pragma is a statement, so [`Lab::connect`] on such a lab
+    /// can meet [`LabError::Contention`] (in WAL mode, while another
+    /// connection opening at the same moment builds the shared index):
+    /// threads that connect at once try again.
+    pub fn without_fsync(journal: Journal) -> Result<Lab, LabError> {
+        Lab::create(journal, false)
+    }
+
+    fn create(journal: Journal, fsync: bool) -> Result<Lab, LabError> {
         let dir = tempfile::Builder::new()
             .prefix("fencing-lab-")
             .tempdir()
             .map_err(LabError::Io)?;
         let path = dir.path().join("destination.sqlite3");
         let conn = Connection::open(&path)?;
+        if !fsync {
+            conn.execute_batch("PRAGMA synchronous = OFF")?;
+        }
         // The journal mode is stored in the file for WAL; set it before the
         // schema so every later connection sees the same mode.
         let mode: String = conn.query_row(
@@ -156,10 +187,12 @@ impl Lab {
             });
         }
         conn.execute_batch(SCHEMA)?;
+        conn.execute_batch(START)?;
         Ok(Lab {
             _dir: Some(Arc::new(dir)),
             path,
             journal,
+            fsync,
         })
     }
 
@@ -187,6 +220,7 @@ impl Lab {
             _dir: None,
             path,
             journal,
+            fsync: true,
         })
     }
 
@@ -212,6 +246,9 @@ impl Lab {
     fn open(&self) -> Result<Connection, LabError> {
         let conn = Connection::open(&self.path)?;
         conn.busy_timeout(Duration::ZERO)?;
+        if !self.fsync {
+            conn.execute_batch("PRAGMA synchronous = OFF")?;
+        }
         Ok(conn)
     }
 
@@ -223,13 +260,16 @@ impl Lab {
 
     /// Every recorded request of a resource, ordered by request id.
     pub fn records(&self, resource: &str) -> Result<Vec<Record>, LabError> {
-        let conn = self.open()?;
-        let mut stmt = conn.prepare(
-            "SELECT resource, request_id, delta, result, generation FROM requests
-             WHERE resource = :resource ORDER BY request_id",
-        )?;
-        let rows = stmt.query_map(named_params! { ":resource": resource }, record_from_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        read_records(&self.open()?, resource)
+    }
+
+    /// Puts the file back to how [`Lab::new`] left it, in one transaction:
+    /// both resources at generation 1, value 0, no records. For a test that
+    /// runs many short cases on one file (the property test), where a new
+    /// file per case would cost more than the case. Open connections stay
+    /// usable; none may be inside a transaction.
+    pub fn restart(&self) -> Result<(), LabError> {
+        restart(&self.open()?)
     }
 
     /// The names of all resources, so a test can prove nothing was created.
@@ -393,9 +433,11 @@ impl Tx<'_> {
     ) -> Result<Option<Record>, LabError> {
         Ok(self
             .tx
-            .query_row(
+            .prepare_cached(
                 "SELECT resource, request_id, delta, result, generation FROM requests
                  WHERE resource = :resource AND request_id = :request_id",
+            )?
+            .query_row(
                 named_params! { ":resource": resource, ":request_id": request_id },
                 record_from_row,
             )
@@ -407,17 +449,18 @@ impl Tx<'_> {
     /// Checkpoint before writing: [`Checkpoint::BeforeRecord`].
     pub fn insert_record(&self, record: &Record) -> Result<(), LabError> {
         run_hook(self.hook, Checkpoint::BeforeRecord)?;
-        self.tx.execute(
-            "INSERT INTO requests (resource, request_id, delta, result, generation)
-             VALUES (:resource, :request_id, :delta, :result, :generation)",
-            named_params! {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO requests (resource, request_id, delta, result, generation)
+                 VALUES (:resource, :request_id, :delta, :result, :generation)",
+            )?
+            .execute(named_params! {
                 ":resource": record.resource,
                 ":request_id": record.request_id,
                 ":delta": record.delta,
                 ":result": record.result,
                 ":generation": record.generation,
-            },
-        )?;
+            })?;
         Ok(())
     }
 
@@ -436,7 +479,8 @@ impl Tx<'_> {
     fn update(&self, sql: &str, resource: &str, new: i64) -> Result<(), LabError> {
         match self
             .tx
-            .execute(sql, named_params! { ":new": new, ":name": resource })?
+            .prepare_cached(sql)?
+            .execute(named_params! { ":new": new, ":name": resource })?
         {
             0 => Err(LabError::UnknownResource(resource.to_owned())),
             _ => Ok(()),
@@ -445,19 +489,40 @@ impl Tx<'_> {
 }
 
 /// Reads one resource's row; a missing row is an unknown resource.
-fn read_state(conn: &Connection, resource: &str) -> Result<State, LabError> {
-    conn.query_row(
-        "SELECT generation, value FROM resources WHERE name = :name",
-        named_params! { ":name": resource },
-        |row| {
+///
+/// This and the statements of [`Tx`] are prepared once per connection
+/// (`prepare_cached`): in a debug build, parsing the SQL is a large part of
+/// a short query, and the explorer runs thousands of them.
+pub(crate) fn read_state(conn: &Connection, resource: &str) -> Result<State, LabError> {
+    conn.prepare_cached("SELECT generation, value FROM resources WHERE name = :name")?
+        .query_row(named_params! { ":name": resource }, |row| {
             Ok(State {
                 generation: row.get(0)?,
                 value: row.get(1)?,
             })
-        },
-    )
-    .optional()?
-    .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))
+        })
+        .optional()?
+        .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))
+}
+
+/// Every recorded request of a resource, ordered by request id.
+pub(crate) fn read_records(conn: &Connection, resource: &str) -> Result<Vec<Record>, LabError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT resource, request_id, delta, result, generation FROM requests
+         WHERE resource = :resource ORDER BY request_id",
+    )?;
+    let rows = stmt.query_map(named_params! { ":resource": resource }, record_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Puts the file back to how [`Lab::new`] left it, in one transaction: the
+/// two resources at generation 1, value 0, and no records. The explorer
+/// starts every schedule from here.
+pub(crate) fn restart(conn: &Connection) -> Result<(), LabError> {
+    let tx = conn.unchecked_transaction()?;
+    tx.execute_batch("DELETE FROM requests; DELETE FROM resources;")?;
+    tx.execute_batch(START)?;
+    Ok(tx.commit()?)
 }
 
 fn record_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Record> {

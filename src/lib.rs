@@ -23,6 +23,8 @@
 //!   transactions ([`Tx`]).
 //! - [`checkpoint`]: where a test pauses the destination or injects a fault.
 //! - [`counterexample`]: the paths the contract does not cover.
+//! - [`explore`]: every interleaving of two workers and the authority, run
+//!   on a real file and checked against the invariants.
 //! - [`external`]: a stand-in for an external API outside the database.
 //! - [`story`]: the lab's scenarios, lesson by lesson, written to a
 //!   [`Transcript`](transcript::Transcript).
@@ -34,6 +36,7 @@ pub mod claims;
 pub mod counterexample;
 pub mod db;
 pub mod error;
+pub mod explore;
 pub mod external;
 pub mod story;
 pub mod transcript;

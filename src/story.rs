@@ -10,6 +10,7 @@ use std::fmt;
 use crate::checkpoint::Checkpoint;
 use crate::claims::{self, Lesson};
 use crate::counterexample;
+use crate::explore::{self, Invariant, Route, Setup};
 use crate::transcript::Transcript;
 use crate::{Destination, ExternalApi, Journal, Lab, LabError, describe, describe_error};
 
@@ -118,7 +119,74 @@ fn l1_authority_can_become_stale(t: &Transcript) -> Result<(), Halt> {
         "",
         "the same worker through apply: the destination refuses it",
     );
-    s.observe(A)
+    s.observe(A)?;
+
+    every_interleaving(t)
+}
+
+/// L1.3: the same story in every order, through apply and through the
+/// worker-side check (see [`explore`]).
+fn every_interleaving(t: &Transcript) -> Result<(), Halt> {
+    t.note(
+        "Every order of it: two workers (each reads its generation, asks once, retries once) and the \
+         authority (installs 2, also while a worker's call is paused at a checkpoint).",
+    );
+    let say = |role: &str, text: String| t.line("L1.3", role, text);
+    for route in [Route::Apply, Route::WorkerSideCheck] {
+        let found = explore::explore(Setup::new(route))?;
+        let summary = format!("{route}: {} schedules", found.schedules);
+        // Through apply, the first schedule that broke anything; through
+        // the worker-side check, the plainest that let a stale write in.
+        let shown = match route {
+            Route::Apply => found.first_broken().and_then(|schedule| {
+                let first = schedule.violations.first()?;
+                Some((first.invariant, schedule))
+            }),
+            Route::WorkerSideCheck => found
+                .example(Invariant::Fenced)
+                .map(|schedule| (Invariant::Fenced, schedule)),
+        };
+        match shown {
+            None if found.held == found.schedules => say(
+                "explorer",
+                format!(
+                    "{summary}, every one kept the invariants ({})",
+                    Invariant::ALL.map(|i| i.to_string()).join(", ")
+                ),
+            ),
+            None => say(
+                "explorer",
+                format!("{summary}, {} kept the invariants", found.held),
+            ),
+            Some((invariant, schedule)) => {
+                say(
+                    "explorer",
+                    format!(
+                        "{summary}, {} broke \"{invariant}\"; schedule {}:",
+                        found.breaks(invariant),
+                        schedule.number
+                    ),
+                );
+                for step in schedule.numbered_steps() {
+                    say("", step);
+                }
+                for violation in &schedule.violations {
+                    say("", format!("broken: {violation}"));
+                }
+            }
+        }
+        if route == Route::WorkerSideCheck && found.breaks(Invariant::AtMostOnce) > 0 {
+            say(
+                "",
+                format!(
+                    "and with no request id, a retry writes again: {} schedules broke \"{}\"",
+                    found.breaks(Invariant::AtMostOnce),
+                    Invariant::AtMostOnce
+                ),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// L2: the destination's contract, one resource at a time.

@@ -9,8 +9,15 @@ mod support;
 
 mod l1_stale;
 mod l2_contract;
+mod l2_model;
+mod l3_load;
 mod l3_transaction;
 mod l4_duplicates;
 mod l5_counterexamples;
 mod l6_bad_input;
 mod transcripts;
+
+// Beyond one process: a child process killed mid-apply (L5.6), and the real
+// sqlite3 shell as another writer and as the direct path (L3.5, L5.7).
+mod crash;
+mod external_clients;

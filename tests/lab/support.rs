@@ -50,6 +50,18 @@ impl Check {
         )
     }
 
+    /// Fails the test because the claim could not be checked here (a tool it
+    /// needs is missing): not a verdict on the learner's code, so no file to
+    /// open, but never a pass either.
+    #[track_caller]
+    pub fn not_run(&self, step: impl Display, why: impl Display) -> ! {
+        panic!(
+            "\nclaim {id} NOT CHECKED: {text}\n  step:     {step}\n  got:      {why}\n  note:     this test did not run its checks; it fails so that it is not counted as passed\n",
+            id = self.claim.id,
+            text = self.claim.text,
+        )
+    }
+
     /// Compares what a step produced with what the claim says it must.
     #[track_caller]
     pub fn same(&self, step: impl Display, expected: impl Display, got: impl Display) {
@@ -288,4 +300,12 @@ pub fn probe_and_install(
 /// What `probe_and_install` must see while the write lock is held.
 pub fn locked_out() -> String {
     format!("probe: {0}; install: {0}", contention())
+}
+
+/// Whether the heavier runs are asked for (`FENCING_LAB_THOROUGH=1`, which
+/// `.ci/run` sets for one run): every interleaving in both journal modes and
+/// with two installs, more threads under load, more property cases. Left
+/// unset, the suite stays fast enough for the learner's edit-test loop.
+pub fn thorough() -> bool {
+    std::env::var_os("FENCING_LAB_THOROUGH").is_some_and(|value| value != "0")
 }

@@ -1,0 +1,505 @@
+//! L2.7: the contract as a model. Random sequences of installs and applies,
+//! good input and bad, run against the destination and against a small pure
+//! model of the reference semantics, compared answer by answer; at the end
+//! the state and the records must agree too.
+//!
+//! The generator is seeded (`FENCING_LAB_SEED`, a fixed default otherwise)
+//! and a failing sequence is shrunk before it is shown: operations are
+//! dropped and values simplified for as long as the sequence still fails.
+//! It is written out here rather than taken from a property-testing crate:
+//! this file is recompiled on every edit of an exercise, and a few plain
+//! functions cost that loop nothing.
+
+use std::collections::BTreeMap;
+
+use fencing_lab::{Destination, Journal, Lab, LabError, Outcome, Record, describe};
+
+use crate::support::*;
+
+/// Cases per run (`FENCING_LAB_THOROUGH` runs more).
+fn cases() -> u64 {
+    if thorough() { 2000 } else { 48 }
+}
+
+/// The longest sequence generated.
+const MAX_LEN: u64 = 30;
+
+/// A bound on the reruns spent shrinking one failure.
+const MAX_SHRINK_RUNS: usize = 400;
+
+/// The names operations pick from: two resources, and two unknown names
+/// (one of them shaped like SQL).
+const RESOURCES: [&str; 4] = [A, B, "fund-C", "fund-A' OR '1'='1"];
+
+/// The request ids operations pick from; the empty one is bad input.
+const REQUEST_IDS: [&str; 5] = ["r1", "r2", "r3", "r4", ""];
+
+/// A generation, either relative to the one the model has installed now
+/// (so most sequences exercise the accepting path) or a fixed number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gen {
+    /// The installed generation plus this offset.
+    Installed(i64),
+    /// Exactly this number.
+    Exactly(i64),
+}
+
+/// One step of a sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// The authority installs a generation.
+    Install { resource: usize, generation: Gen },
+    /// A worker applies a delta.
+    Apply {
+        resource: usize,
+        generation: Gen,
+        request: usize,
+        delta: i64,
+    },
+}
+
+/// A small seeded generator (SplitMix64): no dependency, same numbers on
+/// every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n`.
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// One of `items`.
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+
+    /// `true` with probability `percent` / 100.
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+fn resource(rng: &mut Rng) -> usize {
+    match rng.below(100) {
+        0..45 => 0,
+        45..90 => 1,
+        90..95 => 2,
+        _ => 3,
+    }
+}
+
+fn op(rng: &mut Rng) -> Op {
+    if rng.chance(25) {
+        let generation = match rng.below(100) {
+            0..60 => Gen::Installed(1),
+            60..75 => Gen::Installed(2),
+            75..85 => Gen::Installed(0),
+            85..90 => Gen::Installed(-1),
+            _ => Gen::Exactly(rng.pick(&[-1, 0, 1, 3, i64::MIN])),
+        };
+        Op::Install {
+            resource: resource(rng),
+            generation,
+        }
+    } else {
+        let generation = match rng.below(100) {
+            0..65 => Gen::Installed(0),
+            65..75 => Gen::Installed(-1),
+            75..85 => Gen::Installed(1),
+            _ => Gen::Exactly(rng.pick(&[-1, 0, 1, 2, i64::MAX, i64::MIN])),
+        };
+        let request = if rng.chance(5) {
+            4
+        } else {
+            rng.below(4) as usize
+        };
+        let delta = if rng.chance(85) {
+            rng.below(15) as i64 - 5
+        } else {
+            rng.pick(&[i64::MAX, i64::MIN, i64::MAX / 2 + 1, -(i64::MAX / 2)])
+        };
+        Op::Apply {
+            resource: resource(rng),
+            generation,
+            request,
+            delta,
+        }
+    }
+}
+
+/// The sequence of case `case` under `seed`: each case has its own stream,
+/// so one case can be rerun alone.
+fn sequence(seed: u64, case: u64) -> Vec<Op> {
+    let mut rng = Rng(seed ^ case.wrapping_mul(0xA076_1D64_78BD_642F));
+    let len = 1 + rng.below(MAX_LEN);
+    (0..len).map(|_| op(&mut rng)).collect()
+}
+
+/// The contract as plain data: what the reference does, with no SQL.
+#[derive(Default)]
+struct Model {
+    /// (generation, value) of each known resource.
+    resources: BTreeMap<&'static str, (i64, i64)>,
+    /// (delta, result, generation) of each applied (resource, request id).
+    records: BTreeMap<(&'static str, &'static str), (i64, i64, i64)>,
+}
+
+impl Model {
+    fn new() -> Model {
+        let mut model = Model::default();
+        model.resources.insert(A, (1, 0));
+        model.resources.insert(B, (1, 0));
+        model
+    }
+
+    /// The installed generation, or 1 for an unknown name (so a relative
+    /// generation still means something there).
+    fn installed(&self, resource: &str) -> i64 {
+        self.resources
+            .get(resource)
+            .map_or(1, |&(generation, _)| generation)
+    }
+
+    fn install(&mut self, resource: &'static str, new: i64) -> Result<(), LabError> {
+        if new < 1 {
+            return Err(LabError::GenerationBelowOne(new));
+        }
+        let Some((installed, _)) = self.resources.get_mut(resource) else {
+            return Err(LabError::UnknownResource(resource.to_owned()));
+        };
+        if new <= *installed {
+            return Err(LabError::NotHigher {
+                requested: new,
+                installed: *installed,
+            });
+        }
+        *installed = new;
+        Ok(())
+    }
+
+    fn apply(
+        &mut self,
+        resource: &'static str,
+        generation: i64,
+        request_id: &'static str,
+        delta: i64,
+    ) -> Result<Outcome, LabError> {
+        if request_id.is_empty() {
+            return Err(LabError::EmptyRequestId);
+        }
+        if generation < 1 {
+            return Err(LabError::GenerationBelowOne(generation));
+        }
+        let Some(&(installed, value)) = self.resources.get(resource) else {
+            return Err(LabError::UnknownResource(resource.to_owned()));
+        };
+        let (presented, installed) = (generation, installed);
+        if presented < installed {
+            return Err(LabError::Stale {
+                presented,
+                installed,
+            });
+        }
+        if presented > installed {
+            return Err(LabError::NeverIssued {
+                presented,
+                installed,
+            });
+        }
+        if let Some(&(recorded_delta, result, _)) = self.records.get(&(resource, request_id)) {
+            if recorded_delta != delta {
+                return Err(LabError::Conflict {
+                    request_id: request_id.to_owned(),
+                    recorded_delta,
+                    presented_delta: delta,
+                });
+            }
+            return Ok(Outcome::Replayed { result });
+        }
+        let result = value
+            .checked_add(delta)
+            .ok_or(LabError::Overflow { value, delta })?;
+        self.resources.insert(resource, (installed, result));
+        self.records
+            .insert((resource, request_id), (delta, result, generation));
+        Ok(Outcome::Applied { result })
+    }
+
+    /// The records of `resource` as the observer prints them.
+    fn records_of(&self, resource: &str) -> Vec<String> {
+        self.records
+            .iter()
+            .filter(|((r, _), _)| *r == resource)
+            .map(|(&(r, id), &(delta, result, generation))| rec(r, id, delta, result, generation))
+            .collect()
+    }
+}
+
+/// Where a sequence first disagreed with the model.
+struct Divergence {
+    /// The steps up to and including the one that disagreed.
+    steps: Vec<String>,
+    /// What the model says.
+    expected: String,
+    /// What the destination said.
+    got: String,
+}
+
+/// One file and two connections (the authority's, a worker's) for every
+/// case: a case starts from [`Lab::restart`], not from a new file, which
+/// would cost more than the case itself.
+struct Bench {
+    lab: Lab,
+    authority: Destination,
+    worker: Destination,
+}
+
+impl Bench {
+    fn new() -> Bench {
+        let lab = Lab::without_fsync(Journal::Wal).expect("the harness creates a lab");
+        let authority = lab.connect().expect("the harness connects");
+        let worker = lab.connect().expect("the harness connects");
+        Bench {
+            lab,
+            authority,
+            worker,
+        }
+    }
+}
+
+/// Runs `ops` from the first state and on a fresh model; `None` if they
+/// agree on every answer and on the state and records at the end.
+fn run(bench: &mut Bench, ops: &[Op]) -> Option<Divergence> {
+    let Bench {
+        lab,
+        authority,
+        worker,
+    } = bench;
+    lab.restart().expect("the harness restarts the lab");
+    let mut model = Model::new();
+    let mut steps = Vec::new();
+    for op in ops {
+        let (step, expected, got) = match *op {
+            Op::Install {
+                resource,
+                generation,
+            } => {
+                let name = RESOURCES[resource];
+                let generation = resolve(generation, model.installed(name));
+                let expected = describe_install(&model.install(name, generation));
+                let got = fencing_lab::install_generation(authority, name, generation);
+                let step = format!("install_generation({name}, {generation})");
+                (step, expected, describe_install(&got))
+            }
+            Op::Apply {
+                resource,
+                generation,
+                request,
+                delta,
+            } => {
+                let (name, id) = (RESOURCES[resource], REQUEST_IDS[request]);
+                let generation = resolve(generation, model.installed(name));
+                let expected = describe(&model.apply(name, generation, id, delta));
+                let got = fencing_lab::apply(worker, name, generation, id, delta);
+                let step = format!("apply({name}, generation {generation}, {id:?}, {delta:+})");
+                (step, expected, describe(&got))
+            }
+        };
+        steps.push(format!("{step} -> {got}"));
+        if expected != got {
+            return Some(Divergence {
+                steps,
+                expected,
+                got,
+            });
+        }
+    }
+    // Every answer agreed; the state left behind must agree too.
+    for resource in [A, B] {
+        let (generation, value) = model.resources[resource];
+        let expected = format!(
+            "generation {generation}, value {value}; {}",
+            model.records_of(resource).join("; ")
+        );
+        let state = lab.state(resource).expect("the observer reads the lab");
+        let records: Vec<String> = lab
+            .records(resource)
+            .expect("the observer reads the records")
+            .iter()
+            .map(Record::to_string)
+            .collect();
+        let got = format!("{state}; {}", records.join("; "));
+        if expected != got {
+            steps.push(format!("observe {resource}"));
+            return Some(Divergence {
+                steps,
+                expected,
+                got,
+            });
+        }
+    }
+    None
+}
+
+fn resolve(generation: Gen, installed: i64) -> i64 {
+    match generation {
+        Gen::Installed(offset) => installed.saturating_add(offset),
+        Gen::Exactly(number) => number,
+    }
+}
+
+/// How far a generation is from the plainest (the installed one itself):
+/// shrinking only moves to a lower rank, so it ends.
+fn rank(generation: Gen) -> u8 {
+    match generation {
+        Gen::Installed(0) => 0,
+        Gen::Installed(1) => 1,
+        Gen::Installed(_) => 2,
+        Gen::Exactly(_) => 3,
+    }
+}
+
+/// Simpler versions of one operation, simplest first.
+fn simpler(op: Op) -> Vec<Op> {
+    let mut out = Vec::new();
+    match op {
+        Op::Install {
+            resource,
+            generation,
+        } => {
+            if resource != 0 {
+                out.push(Op::Install {
+                    resource: 0,
+                    generation,
+                });
+            }
+            if generation != Gen::Installed(1) {
+                out.push(Op::Install {
+                    resource,
+                    generation: Gen::Installed(1),
+                });
+            }
+        }
+        Op::Apply {
+            resource,
+            generation,
+            request,
+            delta,
+        } => {
+            let mut push = |resource, generation, request, delta| {
+                let simpler = Op::Apply {
+                    resource,
+                    generation,
+                    request,
+                    delta,
+                };
+                if simpler != op {
+                    out.push(simpler);
+                }
+            };
+            push(0, generation, request, delta);
+            for plainer in [Gen::Installed(0), Gen::Installed(1)] {
+                if rank(plainer) < rank(generation) {
+                    push(resource, plainer, request, delta);
+                }
+            }
+            push(resource, generation, 0, delta);
+            // Zero first, then halving: both move toward 0, so shrinking
+            // cannot go round in circles.
+            push(resource, generation, request, 0);
+            push(resource, generation, request, delta / 2);
+        }
+    }
+    out
+}
+
+/// Shrinks a failing sequence: drops chunks of operations (halving the
+/// chunk size down to one), then simplifies single operations, for as long
+/// as the result still fails and the budget lasts.
+fn shrink(
+    bench: &mut Bench,
+    mut ops: Vec<Op>,
+    mut failure: Divergence,
+) -> (Vec<Op>, Divergence, usize) {
+    let mut runs = 0;
+    let mut improved = true;
+    while improved && runs < MAX_SHRINK_RUNS {
+        improved = false;
+        let mut chunk = ops.len().div_ceil(2);
+        while chunk >= 1 && runs < MAX_SHRINK_RUNS {
+            let mut start = 0;
+            while start < ops.len() && runs < MAX_SHRINK_RUNS {
+                let mut candidate = ops.clone();
+                candidate.drain(start..(start + chunk).min(ops.len()));
+                runs += 1;
+                if let Some(divergence) = run(bench, &candidate) {
+                    (ops, failure, improved) = (candidate, divergence, true);
+                } else {
+                    start += chunk;
+                }
+            }
+            chunk /= 2;
+        }
+        for i in 0..ops.len() {
+            // Each simpler version is derived from the operation as it is
+            // now, so one accepted step never undoes another.
+            let (mut candidates, mut next) = (simpler(ops[i]), 0);
+            while next < candidates.len() && runs < MAX_SHRINK_RUNS {
+                let mut candidate = ops.clone();
+                candidate[i] = candidates[next];
+                runs += 1;
+                if let Some(divergence) = run(bench, &candidate) {
+                    (ops, failure, improved) = (candidate, divergence, true);
+                    (candidates, next) = (simpler(ops[i]), 0);
+                } else {
+                    next += 1;
+                }
+            }
+        }
+    }
+    (ops, failure, runs)
+}
+
+/// Random sequences of installs and applies, good input and bad, on two
+/// connections: every answer of the destination is the model's answer, and
+/// the state and records it leaves are the model's.
+#[test]
+fn l2_7_random_sequences_behave_like_the_model_of_the_contract() {
+    let c = claim("L2.7");
+    let seed = std::env::var("FENCING_LAB_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5EED_F0CE);
+    let cases = cases();
+    let mut bench = Bench::new();
+    let mut operations = 0;
+    for case in 0..cases {
+        let ops = sequence(seed, case);
+        operations += ops.len();
+        let Some(failure) = run(&mut bench, &ops) else {
+            continue;
+        };
+        let generated = ops.len();
+        let (ops, failure, runs) = shrink(&mut bench, ops, failure);
+        let mut step = format!(
+            "case {case} of {cases} (FENCING_LAB_SEED={seed}), {generated} operations shrunk \
+             to {} in {runs} reruns; the last step disagreed:",
+            ops.len()
+        );
+        for (i, line) in failure.steps.iter().enumerate() {
+            step.push_str(&format!("\n              {:>2}. {line}", i + 1));
+        }
+        c.fail(step, failure.expected, failure.got);
+    }
+    println!(
+        "L2.7 {cases} cases (FENCING_LAB_SEED={seed}), {operations} operations, every answer as the model's"
+    );
+}

@@ -133,46 +133,28 @@ pub struct Lab {
     path: PathBuf,
     /// The journal mode the file was created with.
     journal: Journal,
-    /// Whether a commit waits for the disk (see [`Lab::without_fsync`]).
-    fsync: bool,
 }
 
 impl Lab {
     /// Creates the file, sets the journal mode and loads the schema:
     /// `fund-A` and `fund-B` at generation 1, value 0, no requests.
+    ///
+    /// Every connection of a lab runs `PRAGMA synchronous = OFF`: SQLite
+    /// hands each commit to the operating system and does not wait for the
+    /// disk. Locking, isolation and atomicity between connections are
+    /// unchanged, and a commit survives the process that made it (the crash
+    /// test relies on exactly that); only an operating-system crash or a
+    /// power cut could lose it, and nothing in this lab simulates either.
+    /// Waiting for the disk was most of the suite's run time. Like the zero
+    /// busy timeout, this is a setting for the lab, not advice.
     pub fn new(journal: Journal) -> Result<Lab, LabError> {
-        Lab::create(journal, true)
-    }
-
-    /// The same lab, but every connection runs `PRAGMA synchronous = OFF`:
-    /// SQLite hands each commit to the operating system and does not wait
-    /// for the disk.
-    ///
-    /// Locking, isolation and atomicity between connections are exactly as
-    /// in [`Lab::new`], and a commit survives the process ending; only an
-    /// operating-system crash or a power cut could lose it, and nothing in
-    /// this lab simulates either. It exists for the runs that commit
-    /// thousands of times (every interleaving, the load test, the property
-    /// test), where waiting for the disk would be most of their time.
-    ///
-    /// Setting the pragma is a statement, so [`Lab::connect`] on such a lab
-    /// can meet [`LabError::Contention`] (in WAL mode, while another
-    /// connection opening at the same moment builds the shared index):
-    /// threads that connect at once try again.
-    pub fn without_fsync(journal: Journal) -> Result<Lab, LabError> {
-        Lab::create(journal, false)
-    }
-
-    fn create(journal: Journal, fsync: bool) -> Result<Lab, LabError> {
         let dir = tempfile::Builder::new()
             .prefix("fencing-lab-")
             .tempdir()
             .map_err(LabError::Io)?;
         let path = dir.path().join("destination.sqlite3");
         let conn = Connection::open(&path)?;
-        if !fsync {
-            conn.execute_batch("PRAGMA synchronous = OFF")?;
-        }
+        conn.execute_batch("PRAGMA synchronous = OFF")?;
         // The journal mode is stored in the file for WAL; set it before the
         // schema so every later connection sees the same mode.
         let mode: String = conn.query_row(
@@ -192,7 +174,6 @@ impl Lab {
             _dir: Some(Arc::new(dir)),
             path,
             journal,
-            fsync,
         })
     }
 
@@ -220,7 +201,6 @@ impl Lab {
             _dir: None,
             path,
             journal,
-            fsync: true,
         })
     }
 
@@ -246,9 +226,7 @@ impl Lab {
     fn open(&self) -> Result<Connection, LabError> {
         let conn = Connection::open(&self.path)?;
         conn.busy_timeout(Duration::ZERO)?;
-        if !self.fsync {
-            conn.execute_batch("PRAGMA synchronous = OFF")?;
-        }
+        conn.execute_batch("PRAGMA synchronous = OFF")?;
         Ok(conn)
     }
 

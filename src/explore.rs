@@ -30,7 +30,7 @@
 //! depends on the code under test, as it should.
 //!
 //! **One file per exploration.** Each exploration creates one fresh [`Lab`]
-//! ([`Lab::without_fsync`]) and three connections (two workers, the
+//! and three connections (two workers, the
 //! authority); before each schedule the file is put back to its first state
 //! (both resources at generation 1, value 0, no records) in one transaction.
 //! A new file and three new connections for every schedule would start
@@ -399,7 +399,7 @@ pub fn explore(setup: Setup) -> Result<Exploration, LabError> {
 
 /// Runs the exploration (see [`explore`]).
 fn explore_now(setup: Setup) -> Result<Exploration, LabError> {
-    let lab = Lab::without_fsync(setup.journal)?;
+    let lab = Lab::new(setup.journal)?;
     let shared = Rc::new(Shared {
         choices: RefCell::new(Choices::default()),
         authority: RefCell::new(lab.connect()?),

@@ -11,8 +11,9 @@
 //! stubs the test fails like every other.
 //!
 //! What this shows and what it does not: the process dies, the operating
-//! system keeps its page cache, and the harness's SQLite runs with its
-//! default `synchronous` setting. This tests SQLite's recovery after a
+//! system keeps its page cache, and the harness's SQLite runs with
+//! `synchronous = OFF` (commits go to the operating system without waiting
+//! for the disk, which a process crash cannot undo). This tests SQLite's recovery after a
 //! *process* crash (a leftover rollback journal or WAL on the next open). It
 //! does not test power loss, a kernel crash, or a disk that lies about
 //! `fsync`.

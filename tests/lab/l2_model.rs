@@ -264,7 +264,7 @@ struct Bench {
 
 impl Bench {
     fn new() -> Bench {
-        let lab = Lab::without_fsync(Journal::Wal).expect("the harness creates a lab");
+        let lab = Lab::new(Journal::Wal).expect("the harness creates a lab");
         let authority = lab.connect().expect("the harness connects");
         let worker = lab.connect().expect("the harness connects");
         Bench {

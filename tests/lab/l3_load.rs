@@ -290,7 +290,7 @@ fn authorize_until_done(lab: &Lab, start: &Barrier, pace: &Pace) -> Authority {
 fn l3_6_threads_retrying_on_contention_keep_the_invariants(#[case] journal: Journal) {
     let c = claim("L3.6");
     let load = Load::new();
-    let lab = Lab::without_fsync(journal).expect("the harness creates a lab");
+    let lab = Lab::new(journal).expect("the harness creates a lab");
     let total = load.threads * load.requests;
     let start = Barrier::new(load.threads + 1);
     let pace = Pace::new(total, load.last_generation);

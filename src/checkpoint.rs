@@ -11,6 +11,8 @@
 
 use std::fmt;
 
+use crate::LabError;
+
 /// A point in `apply` or `install_generation` where the hook is called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Checkpoint {
@@ -46,4 +48,36 @@ impl fmt::Display for Checkpoint {
 
 /// What a test runs at a checkpoint: act on other connections, then return
 /// `Ok(())` to let the destination go on or an error to inject a fault.
-pub type Hook = Box<dyn FnMut(Checkpoint) -> Result<(), crate::LabError>>;
+pub type Hook = Box<dyn FnMut(Checkpoint) -> Result<(), LabError>>;
+
+/// Where the fault of the rollback claims falls, as its error says.
+pub const BETWEEN_WRITES: &str = "between the value and the record";
+
+/// The hook of the rollback claims. In each `apply` (counted from its
+/// generation read) it runs `at_first_write` just before the first of the two
+/// writes, the value and the record, and, with `fault`, injects
+/// [`LabError::InjectedFault`] just before the second, whichever order the
+/// code writes them in. So the fault always falls between the effect and its
+/// record, and a correct `apply` that records first is judged the same as
+/// one that writes the value first.
+pub fn between_writes(
+    fault: bool,
+    mut at_first_write: impl FnMut() + 'static,
+) -> impl FnMut(Checkpoint) -> Result<(), LabError> + 'static {
+    let mut writes = 0;
+    move |checkpoint| {
+        match checkpoint {
+            Checkpoint::GenerationRead => writes = 0,
+            Checkpoint::BeforeEffect | Checkpoint::BeforeRecord => {
+                writes += 1;
+                if writes == 1 {
+                    at_first_write();
+                } else if writes == 2 && fault {
+                    return Err(LabError::InjectedFault(BETWEEN_WRITES));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -210,8 +210,9 @@ pub const CLAIMS: &[Claim] = &[
         // Checked, not graded: with real threads, whether a wrong
         // implementation happens to break an invariant depends on timing
         // (the second-transaction mutant failed 17 of 20 runs), and a grade
-        // must not. Deterministic claims (L1.3, L3.2, L5.1) grade the same
-        // mistakes.
+        // must not. Deterministic claims grade the same mistakes: L4.8,
+        // L5.1, L5.2 and L5.6 a record written apart from its value, L1.3 and
+        // L3.2 a missing transaction.
         points: 0,
         files: BOTH,
         hint: "let every Contention error through unchanged (the caller retries it); reject only \
@@ -294,7 +295,8 @@ pub const CLAIMS: &[Claim] = &[
         text: "an external call made inside apply is not undone by the rollback",
         points: 1,
         files: APPLY_ONLY,
-        hint: "the database rolls back; the external ledger does not (a limit, not a bug to fix)",
+        hint: "the ledger keeping the call is the limit this claim shows, not a bug to fix; if \
+               the value or the record survived the fault, write both in one transaction",
     },
     Claim {
         id: "L5.3",

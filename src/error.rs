@@ -10,8 +10,6 @@
 //! - **contention** (another connection holds the write lock) is not a
 //!   generation rejection at all: the request was not judged, only delayed.
 
-use crate::checkpoint::Checkpoint;
-
 /// Everything that can go wrong in the lab, from bad input to a busy database.
 #[derive(Debug, thiserror::Error)]
 pub enum LabError {
@@ -85,9 +83,10 @@ pub enum LabError {
     #[error("contention: the database is locked by another connection")]
     Contention,
 
-    /// A test injected a fault at a checkpoint.
+    /// A test injected a fault; the text says where (see
+    /// [`checkpoint::between_writes`](crate::checkpoint::between_writes)).
     #[error("injected fault {0}")]
-    InjectedFault(Checkpoint),
+    InjectedFault(&'static str),
 
     /// The exercise still holds its `todo!()`.
     #[error("{function} is not implemented yet: open {file}")]

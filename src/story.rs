@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::checkpoint::Checkpoint;
+use crate::checkpoint::{self, Checkpoint};
 use crate::claims::{self, Lesson};
 use crate::counterexample;
 use crate::explore::{self, Invariant, Route, Setup};
@@ -381,10 +381,7 @@ fn l5_counterexamples(t: &Transcript) -> Result<(), Halt> {
     t.note("A fault between the value and the record: the local transaction rolls both back.");
     let s = Scene::new(t, "L5.1", Journal::Rollback)?;
     let mut worker = s.connect()?;
-    worker.on_checkpoint(|checkpoint| match checkpoint {
-        Checkpoint::BeforeRecord => Err(LabError::InjectedFault(checkpoint)),
-        _ => Ok(()),
-    });
+    worker.on_checkpoint(checkpoint::between_writes(true, || {}));
     s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
     s.observe(A)?;
     worker.clear_checkpoint();
@@ -397,24 +394,19 @@ fn l5_counterexamples(t: &Transcript) -> Result<(), Halt> {
     let mut worker = s.connect()?;
     let api = ExternalApi::new();
     let ledger = api.clone();
-    let mut fail_once = true;
-    worker.on_checkpoint(move |checkpoint| match checkpoint {
-        Checkpoint::BeforeEffect => {
-            ledger.call("pay 5 for r1");
-            Ok(())
-        }
-        Checkpoint::BeforeRecord if fail_once => {
-            fail_once = false;
-            Err(LabError::InjectedFault(checkpoint))
-        }
-        _ => Ok(()),
-    });
+    worker.on_checkpoint(checkpoint::between_writes(true, move || {
+        ledger.call("pay 5 for r1")
+    }));
     s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
     s.observe(A)?;
     s.say(
         "external",
         format_args!("ledger: {}", api.calls().join("; ")),
     );
+    let ledger = api.clone();
+    worker.on_checkpoint(checkpoint::between_writes(false, move || {
+        ledger.call("pay 5 for r1")
+    }));
     s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
     s.observe(A)?;
     s.say(

@@ -391,12 +391,21 @@ fn child(kill: Kill, db: &Path) -> ! {
         std::process::exit(RETURNED)
     });
     if kill == Kill::BeforeRecord {
-        worker.on_checkpoint(|checkpoint| {
-            if checkpoint == Checkpoint::BeforeRecord {
-                say("aborting before the record");
-                // No unwinding and no destructors: the open transaction is
-                // neither committed nor rolled back by this process.
-                std::process::abort();
+        // Dies at the second of the two writes, whichever order they come
+        // in, so the first write is made and the second is not.
+        let mut writes = 0;
+        worker.on_checkpoint(move |checkpoint| {
+            if matches!(
+                checkpoint,
+                Checkpoint::BeforeEffect | Checkpoint::BeforeRecord
+            ) {
+                writes += 1;
+                if writes == 2 {
+                    say("aborting before the record");
+                    // No unwinding and no destructors: the open transaction
+                    // is neither committed nor rolled back by this process.
+                    std::process::abort();
+                }
             }
             Ok(())
         });

@@ -1,6 +1,6 @@
 //! L4: authority does not remove duplicates.
 
-use fencing_lab::{Checkpoint, Lab, LabError};
+use fencing_lab::Lab;
 use rstest::rstest;
 
 use crate::support::*;
@@ -119,13 +119,7 @@ fn l4_7_same_request_under_newer_generation_is_a_replay(lab: Lab) {
 #[case::stale(1, "r1", 5, false, stale(1, 2))]
 #[case::never_issued(3, "r1", 5, false, never_issued(3, 2))]
 #[case::conflict(2, "r0", 6, false, conflict("r0", 5, 6))]
-#[case::failed(
-    2,
-    "r1",
-    5,
-    true,
-    rejected(LabError::InjectedFault(Checkpoint::BeforeRecord))
-)]
+#[case::failed(2, "r1", 5, true, faulted())]
 fn l4_8_rejections_store_nothing(
     lab: Lab,
     #[case] generation: i64,
@@ -140,7 +134,7 @@ fn l4_8_rejections_store_nothing(
     c.install(&mut authority, A, 2, INSTALLED);
     c.apply(&mut worker, (A, 2, "r0", 5), applied(5));
     if fail {
-        fault_at(&mut worker, Checkpoint::BeforeRecord);
+        fault_between_writes(&mut worker);
     }
     c.apply(&mut worker, (A, generation, request_id, delta), expected);
 

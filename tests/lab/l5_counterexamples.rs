@@ -1,7 +1,7 @@
 //! L5: counterexamples bound the protection. Each test checks the part the
 //! learner's code must get right, then shows the limit it cannot cross.
 
-use fencing_lab::{Checkpoint, ExternalApi, Lab, LabError, counterexample};
+use fencing_lab::{ExternalApi, Lab, checkpoint, counterexample};
 use rstest::rstest;
 
 use crate::support::*;
@@ -14,12 +14,8 @@ fn l5_1_fault_between_value_and_record_rolls_back_and_retry_applies_once(lab: La
     let mut worker = lab.connect().unwrap();
 
     c.apply(&mut worker, (A, 1, "r0", 2), applied(2));
-    fault_at(&mut worker, Checkpoint::BeforeRecord);
-    c.apply(
-        &mut worker,
-        (A, 1, "r1", 5),
-        rejected(LabError::InjectedFault(Checkpoint::BeforeRecord)),
-    );
+    fault_between_writes(&mut worker);
+    c.apply(&mut worker, (A, 1, "r1", 5), faulted());
     c.state(&lab, A, 1, 2);
     c.records(&lab, A, &[rec(A, "r0", 2, 2, 1)]);
 
@@ -38,20 +34,12 @@ fn l5_2_external_call_is_not_undone_by_rollback(lab: Lab) {
     let mut worker = lab.connect().unwrap();
     let api = ExternalApi::new();
 
+    // The external call happens inside apply, before the fault.
     let ledger = api.clone();
-    worker.on_checkpoint(move |checkpoint| match checkpoint {
-        Checkpoint::BeforeEffect => {
-            ledger.call("pay 5 for r1");
-            Ok(())
-        }
-        Checkpoint::BeforeRecord => Err(LabError::InjectedFault(checkpoint)),
-        _ => Ok(()),
-    });
-    c.apply(
-        &mut worker,
-        (A, 1, "r1", 5),
-        rejected(LabError::InjectedFault(Checkpoint::BeforeRecord)),
-    );
+    worker.on_checkpoint(checkpoint::between_writes(true, move || {
+        ledger.call("pay 5 for r1")
+    }));
+    c.apply(&mut worker, (A, 1, "r1", 5), faulted());
 
     // The database rolled back ...
     c.state(&lab, A, 1, 0);

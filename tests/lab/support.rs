@@ -8,6 +8,7 @@ use std::panic;
 use std::rc::Rc;
 use std::sync::Once;
 
+use fencing_lab::checkpoint;
 use fencing_lab::claims::{self, Claim};
 use fencing_lab::{
     Checkpoint, Destination, Journal, Lab, LabError, Record, describe, describe_error,
@@ -267,15 +268,15 @@ pub fn pause_at(
     );
 }
 
-/// Injects a fault every time `db` reaches `at`.
-pub fn fault_at(db: &mut Destination, at: Checkpoint) {
-    db.on_checkpoint(move |checkpoint| {
-        if checkpoint == at {
-            Err(LabError::InjectedFault(checkpoint))
-        } else {
-            Ok(())
-        }
-    });
+/// Injects a fault in every apply on `db`, between its two writes (the value
+/// and the record), whichever order they come in.
+pub fn fault_between_writes(db: &mut Destination) {
+    db.on_checkpoint(checkpoint::between_writes(true, || {}));
+}
+
+/// How an apply reads when the fault of [`fault_between_writes`] stopped it.
+pub fn faulted() -> String {
+    rejected(LabError::InjectedFault(checkpoint::BETWEEN_WRITES))
 }
 
 /// While paused: is the write lock free? And may the authority install?

@@ -80,6 +80,14 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         ));
     }
 
+    // A gradebook to compare with must exist before a whole class is graded.
+    if let Some(expected) = options.expect.as_ref().filter(|path| !path.is_file()) {
+        return Err(format!(
+            "cannot read the expected gradebook {}: no such file",
+            expected.display()
+        ));
+    }
+
     let work = options.out.join(".work");
     let scratch = work.join("repository");
     let tmp = work.join("tmp");

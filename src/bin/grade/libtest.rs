@@ -56,11 +56,6 @@ impl TestOutput {
         self.verdicts.get(name).copied()
     }
 
-    /// Every test that got a verdict.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.verdicts.keys().map(String::as_str)
-    }
-
     /// How many tests got a verdict.
     pub fn reported(&self) -> usize {
         self.verdicts.len()

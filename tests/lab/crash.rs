@@ -71,7 +71,7 @@ fn l5_6_killed_between_value_and_record_leaves_neither() {
         let story = trial.run_child()?;
         expect(
             "a child process runs apply(fund-A, generation 1, \"r1\", +5) and aborts before the record",
-            "aborting before the record; killed by SIGABRT",
+            "aborting between the two writes; killed by SIGABRT",
             story,
         )?;
         // The value the child wrote died with it, and so did the record.
@@ -330,7 +330,7 @@ fn left_behind(db: &Path) -> &'static str {
     }
 }
 
-/// "aborting before the record; killed by SIGABRT" and the like; the
+/// "aborting between the two writes; killed by SIGABRT" and the like; the
 /// child's stderr is added when it ended any other way.
 fn story(output: &Output) -> String {
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -401,7 +401,7 @@ fn child(kill: Kill, db: &Path) -> ! {
             ) {
                 writes += 1;
                 if writes == 2 {
-                    say("aborting before the record");
+                    say("aborting between the two writes");
                     // No unwinding and no destructors: the open transaction
                     // is neither committed nor rolled back by this process.
                     std::process::abort();

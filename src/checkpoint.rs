@@ -62,7 +62,21 @@ pub const BETWEEN_WRITES: &str = "between the value and the record";
 /// one that writes the value first.
 pub fn between_writes(
     fault: bool,
-    mut at_first_write: impl FnMut() + 'static,
+    at_first_write: impl FnMut() + 'static,
+) -> impl FnMut(Checkpoint) -> Result<(), LabError> + 'static {
+    on_writes(at_first_write, move || match fault {
+        true => Err(LabError::InjectedFault(BETWEEN_WRITES)),
+        false => Ok(()),
+    })
+}
+
+/// The mechanism under [`between_writes`]: in each `apply` (counted from its
+/// generation read), runs `at_first` just before the first of its two
+/// writes and `at_second` just before the second, whichever order they come
+/// in. The crash test's child aborts in `at_second`.
+pub fn on_writes(
+    mut at_first: impl FnMut() + 'static,
+    mut at_second: impl FnMut() -> Result<(), LabError> + 'static,
 ) -> impl FnMut(Checkpoint) -> Result<(), LabError> + 'static {
     let mut writes = 0;
     move |checkpoint| {
@@ -70,10 +84,10 @@ pub fn between_writes(
             Checkpoint::GenerationRead => writes = 0,
             Checkpoint::BeforeEffect | Checkpoint::BeforeRecord => {
                 writes += 1;
-                if writes == 1 {
-                    at_first_write();
-                } else if writes == 2 && fault {
-                    return Err(LabError::InjectedFault(BETWEEN_WRITES));
+                match writes {
+                    1 => at_first(),
+                    2 => return at_second(),
+                    _ => {}
                 }
             }
             _ => {}

@@ -28,7 +28,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Output, Stdio};
 
-use fencing_lab::{Checkpoint, Journal, Lab, describe, describe_error};
+use fencing_lab::{Journal, Lab, checkpoint, describe, describe_error};
 
 use crate::support::*;
 
@@ -48,9 +48,9 @@ const SIGABRT: i32 = 6;
 /// Where the child dies.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kill {
-    /// In the checkpoint hook before the record: the value is written, the
-    /// transaction is open.
-    BeforeRecord,
+    /// In the checkpoint hook before the second of the two writes: one is
+    /// written, the transaction is open.
+    BetweenWrites,
     /// Right after `apply` returned: the transaction is committed.
     AfterApply,
 }
@@ -62,9 +62,9 @@ enum Kill {
 fn l5_6_killed_between_value_and_record_leaves_neither() {
     let c = claim("L5.6");
     if let Some(db) = std::env::var_os(CHILD_DB) {
-        child(Kill::BeforeRecord, Path::new(&db));
+        child(Kill::BetweenWrites, Path::new(&db));
     }
-    run_trials(&c, Kill::BeforeRecord, |trial| {
+    run_trials(&c, Kill::BetweenWrites, |trial| {
         let lab = &trial.lab;
         // The worker applied r0 earlier; the child will try r1.
         first_apply(lab)?;
@@ -188,7 +188,7 @@ fn run_trials(c: &Check, kill: Kill, trial: impl Fn(&Trial) -> Result<(), Mismat
         let mut summary = format!(
             "L5.6 {}, {journal}: {trials} trials, {failures} failed",
             match kill {
-                Kill::BeforeRecord => "killed before the record",
+                Kill::BetweenWrites => "killed before the record",
                 Kill::AfterApply => "killed after commit",
             }
         );
@@ -390,25 +390,18 @@ fn child(kill: Kill, db: &Path) -> ! {
         say(format_args!("cannot connect: {}", describe_error(&e)));
         std::process::exit(RETURNED)
     });
-    if kill == Kill::BeforeRecord {
+    if kill == Kill::BetweenWrites {
         // Dies at the second of the two writes, whichever order they come
         // in, so the first write is made and the second is not.
-        let mut writes = 0;
-        worker.on_checkpoint(move |checkpoint| {
-            if matches!(
-                checkpoint,
-                Checkpoint::BeforeEffect | Checkpoint::BeforeRecord
-            ) {
-                writes += 1;
-                if writes == 2 {
-                    say("aborting between the two writes");
-                    // No unwinding and no destructors: the open transaction
-                    // is neither committed nor rolled back by this process.
-                    std::process::abort();
-                }
-            }
-            Ok(())
-        });
+        worker.on_checkpoint(checkpoint::on_writes(
+            || {},
+            || {
+                say("aborting between the two writes");
+                // No unwinding and no destructors: the open transaction
+                // is neither committed nor rolled back by this process.
+                std::process::abort()
+            },
+        ));
     }
     let result = fencing_lab::apply(&mut worker, A, 1, "r1", 5);
     say(format_args!("apply returned {}", describe(&result)));

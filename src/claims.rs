@@ -28,7 +28,70 @@ pub struct Claim {
     pub files: &'static [&'static str],
     /// What to think about when it fails.
     pub hint: &'static str,
+    /// The destinations it is checked on.
+    pub tracks: &'static [Track],
+    /// The hint on PostgreSQL, where the lock is taken differently; `None`
+    /// when [`hint`](Self::hint) fits both.
+    pub postgres_hint: Option<&'static str>,
 }
+
+/// A destination the graded suite runs against. Each track is graded on
+/// its own: the SQLite lab always, PostgreSQL with the Cargo feature
+/// `postgres`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Track {
+    /// The SQLite file of `exercises/`.
+    Sqlite,
+    /// The PostgreSQL server of `exercises/postgres/`.
+    Postgres,
+}
+
+impl Track {
+    /// Every track, in the order the grader reports them.
+    pub const ALL: [Track; 2] = [Track::Sqlite, Track::Postgres];
+
+    /// The database's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Track::Sqlite => "SQLite",
+            Track::Postgres => "PostgreSQL",
+        }
+    }
+
+    /// A short lowercase key, for column names and test paths.
+    pub fn key(self) -> &'static str {
+        match self {
+            Track::Sqlite => "sqlite",
+            Track::Postgres => "postgres",
+        }
+    }
+
+    /// The track of a graded test, from its name: the PostgreSQL tests sit
+    /// under the module `postgres::`, everything else is SQLite's.
+    pub fn of_test(test_name: &str) -> Track {
+        if test_name.split("::").any(|segment| segment == "postgres") {
+            Track::Postgres
+        } else {
+            Track::Sqlite
+        }
+    }
+
+    /// Where this track keeps an exercise file of the SQLite lab: the same
+    /// name under `exercises/postgres/` for PostgreSQL.
+    pub fn exercise_file(self, file: &str) -> String {
+        match self {
+            Track::Sqlite => file.to_owned(),
+            Track::Postgres => file.replacen("exercises/", "exercises/postgres/", 1),
+        }
+    }
+}
+
+/// Claims checked on SQLite only.
+const SQLITE: &[Track] = &[Track::Sqlite];
+/// Claims checked on both destinations.
+const EVERYWHERE: &[Track] = &[Track::Sqlite, Track::Postgres];
+/// Claims about what only the server shows.
+const POSTGRES: &[Track] = &[Track::Postgres];
 
 impl Claim {
     /// The lesson the claim belongs to (`L4.2` belongs to `L4`).
@@ -38,6 +101,19 @@ impl Claim {
             .into_iter()
             .find(|lesson| lesson.id == prefix)
             .unwrap_or(LESSONS[0])
+    }
+
+    /// The hint for a failure on `track`.
+    pub fn hint_on(&self, track: Track) -> &'static str {
+        match (track, self.postgres_hint) {
+            (Track::Postgres, Some(hint)) => hint,
+            _ => self.hint,
+        }
+    }
+
+    /// Whether the claim is checked on `track`.
+    pub fn on(&self, track: Track) -> bool {
+        self.tracks.contains(&track)
     }
 
     /// The prefix its test functions start with: `L4.2` is `l4_2_`.
@@ -50,6 +126,10 @@ impl Claim {
 pub const INSTALL: &str = "exercises/install_generation.rs";
 /// The exercise file of `apply`.
 pub const APPLY: &str = "exercises/apply.rs";
+/// The PostgreSQL track's exercise file of `install_generation`.
+pub const PG_INSTALL: &str = "exercises/postgres/install_generation.rs";
+/// The PostgreSQL track's exercise file of `apply`.
+pub const PG_APPLY: &str = "exercises/postgres/apply.rs";
 
 const BOTH: &[&str] = &[APPLY, INSTALL];
 const APPLY_ONLY: &[&str] = &[APPLY];
@@ -92,6 +172,8 @@ pub const CLAIMS: &[Claim] = &[
         files: BOTH,
         hint: "apply must compare the presented generation with the one installed now, \
                not trust what the worker read earlier; install_generation must really write",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L1.2",
@@ -100,6 +182,8 @@ pub const CLAIMS: &[Claim] = &[
         files: BOTH,
         hint: "the worker-side check lets the stale write through; apply must check the \
                generation itself, in the transaction that writes",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L1.3",
@@ -109,6 +193,19 @@ pub const CLAIMS: &[Claim] = &[
         files: BOTH,
         hint: "take the write lock before reading the generation and keep it until the commit; \
                record each request with the result and the generation, in the same transaction",
+        tracks: SQLITE,
+        postgres_hint: None,
+    },
+    Claim {
+        id: "L1.4",
+        text: "workers in separate processes, over TCP: the stale worker's apply is rejected \
+               after the authority's process installs the next generation",
+        points: 1,
+        files: BOTH,
+        hint: "the destination decides, whoever connects: compare the presented generation with \
+               the one read under the row lock",
+        tracks: POSTGRES,
+        postgres_hint: None,
     },
     Claim {
         id: "L2.1",
@@ -116,6 +213,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: BOTH,
         hint: "read and write the generation of the resource you were given, and only that one",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L2.2",
@@ -124,6 +223,8 @@ pub const CLAIMS: &[Claim] = &[
         files: APPLY_ONLY,
         hint: "accept only equality: `>=` lets a worker invent 3 while 2 is installed; \
                higher is NeverIssued, lower is Stale",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L2.3",
@@ -131,6 +232,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: APPLY_ONLY,
         hint: "on success return Outcome::Applied with the value after the delta, and commit",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L2.4",
@@ -138,6 +241,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: INSTALL_ONLY,
         hint: "a new generation must be strictly higher than the installed one (NotHigher)",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L2.5",
@@ -146,6 +251,8 @@ pub const CLAIMS: &[Claim] = &[
         files: BOTH,
         hint: "let the UnknownResource error from installed_generation through with `?`; \
                never insert a resource",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L2.6",
@@ -154,6 +261,8 @@ pub const CLAIMS: &[Claim] = &[
         files: APPLY_ONLY,
         hint: "the destination knows only what is installed: a higher number is NeverIssued \
                even if somebody promised it",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L2.7",
@@ -163,6 +272,8 @@ pub const CLAIMS: &[Claim] = &[
         files: BOTH,
         hint: "the failing sequence is already shrunk: replay it by hand against the reference \
                semantics (validate, IMMEDIATE, equal generation, record, checked add, commit)",
+        tracks: SQLITE,
+        postgres_hint: None,
     },
     Claim {
         id: "L3.1",
@@ -171,6 +282,11 @@ pub const CLAIMS: &[Claim] = &[
         files: APPLY_ONLY,
         hint: "contention is not a rejection: pass the Contention error through unchanged, \
                and do not turn it into a generation error",
+        tracks: EVERYWHERE,
+        postgres_hint: Some(
+            "a row lock held elsewhere is contention, not a rejection: pass the Contention \
+             error (SQLSTATE 55P03) through unchanged",
+        ),
     },
     Claim {
         id: "L3.2",
@@ -179,6 +295,11 @@ pub const CLAIMS: &[Claim] = &[
         files: APPLY_ONLY,
         hint: "a DEFERRED transaction, or a generation read before BEGIN, leaves a gap: \
                BEGIN IMMEDIATE before reading the generation",
+        tracks: EVERYWHERE,
+        postgres_hint: Some(
+            "a plain read locks nothing: lock the row (tx.lock_row) before reading the \
+             generation, and keep it until the commit",
+        ),
     },
     Claim {
         id: "L3.3",
@@ -186,6 +307,10 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: INSTALL_ONLY,
         hint: "install_generation also reads then writes: BEGIN IMMEDIATE before the read",
+        tracks: EVERYWHERE,
+        postgres_hint: Some(
+            "install_generation also reads then writes: tx.lock_row before the read",
+        ),
     },
     Claim {
         id: "L3.4",
@@ -193,6 +318,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: BOTH,
         hint: "IMMEDIATE takes the write lock in both modes; DEFERRED holds none in either",
+        tracks: SQLITE,
+        postgres_hint: None,
     },
     Claim {
         id: "L3.5",
@@ -202,6 +329,8 @@ pub const CLAIMS: &[Claim] = &[
         files: APPLY_ONLY,
         hint: "another process's write lock is contention, not a verdict: BEGIN IMMEDIATE \
                before reading the generation, and pass Contention through unchanged",
+        tracks: SQLITE,
+        postgres_hint: None,
     },
     Claim {
         id: "L3.6",
@@ -217,6 +346,18 @@ pub const CLAIMS: &[Claim] = &[
         files: BOTH,
         hint: "let every Contention error through unchanged (the caller retries it); reject only \
                on the generation read inside the IMMEDIATE transaction",
+        tracks: SQLITE,
+        postgres_hint: None,
+    },
+    Claim {
+        id: "L3.7",
+        text: "a lock covers what the database locks: on PostgreSQL an apply paused on fund-A \
+               leaves fund-B free, where SQLite's write lock would hold both",
+        points: 1,
+        files: BOTH,
+        hint: "lock the row of the resource you change, and only that row: tx.lock_row(resource)",
+        tracks: POSTGRES,
+        postgres_hint: None,
     },
     Claim {
         id: "L4.1",
@@ -225,6 +366,8 @@ pub const CLAIMS: &[Claim] = &[
         files: APPLY_ONLY,
         hint: "record every applied request and look it up (by resource and request id) \
                before applying",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L4.2",
@@ -232,6 +375,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: APPLY_ONLY,
         hint: "a replay returns the result stored with the record, not the current value",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L4.3",
@@ -239,6 +384,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: APPLY_ONLY,
         hint: "compare the stored delta before answering with the stored result",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L4.4",
@@ -246,6 +393,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: APPLY_ONLY,
         hint: "look the record up by resource AND request id",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L4.5",
@@ -253,6 +402,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: APPLY_ONLY,
         hint: "the request id identifies the intent; the generation only says who may act",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L4.6",
@@ -261,6 +412,8 @@ pub const CLAIMS: &[Claim] = &[
         files: APPLY_ONLY,
         hint: "check the generation first; a worker that lost authority must not learn \
                results through replays",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L4.7",
@@ -268,6 +421,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: APPLY_ONLY,
         hint: "the record is keyed by resource and request id, not by generation",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L4.8",
@@ -275,6 +430,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: APPLY_ONLY,
         hint: "write the record only on the success path, in the same transaction as the value",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L4.9",
@@ -282,6 +439,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: APPLY_ONLY,
         hint: "the retry is a replay: answer from the record, even if other requests moved the value since",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L5.1",
@@ -289,6 +448,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: APPLY_ONLY,
         hint: "the value and the record must be written in one transaction, committed once at the end",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L5.2",
@@ -297,6 +458,8 @@ pub const CLAIMS: &[Claim] = &[
         files: APPLY_ONLY,
         hint: "the ledger keeping the call is the limit this claim shows, not a bug to fix; if \
                the value or the record survived the fault, write both in one transaction",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L5.3",
@@ -304,6 +467,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: BOTH,
         hint: "the contract covers only writes that go through apply (a limit, not a bug to fix)",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L5.4",
@@ -311,6 +476,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: BOTH,
         hint: "apply trusts the installed generation, whatever put it there (a limit, not a bug to fix)",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L5.5",
@@ -318,6 +485,8 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: BOTH,
         hint: "commit: what is not committed is gone when the connection closes",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
     },
     Claim {
         id: "L5.6",
@@ -327,6 +496,8 @@ pub const CLAIMS: &[Claim] = &[
         files: APPLY_ONLY,
         hint: "write the value and the record in one transaction and commit once, at the end: \
                SQLite discards an uncommitted transaction when the process dies",
+        tracks: SQLITE,
+        postgres_hint: None,
     },
     Claim {
         id: "L5.7",
@@ -335,6 +506,8 @@ pub const CLAIMS: &[Claim] = &[
         files: BOTH,
         hint: "the contract covers only writes that go through apply, whoever else opens the \
                file (a limit, not a bug to fix)",
+        tracks: SQLITE,
+        postgres_hint: None,
     },
     Claim {
         id: "L6.1",
@@ -342,6 +515,10 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: BOTH,
         hint: "check the request id and the generation before BEGIN; use checked_add for the value",
+        tracks: EVERYWHERE,
+        postgres_hint: Some(
+            "check the request id and the generation before begin; use checked_add for the value",
+        ),
     },
 ];
 
@@ -363,5 +540,14 @@ pub fn claim_of_test(test_name: &str) -> Option<&'static Claim> {
 
 /// The total points of the lab.
 pub fn total_points() -> u32 {
-    CLAIMS.iter().map(|claim| claim.points).sum()
+    total_points_on(Track::Sqlite)
+}
+
+/// The points of one track.
+pub fn total_points_on(track: Track) -> u32 {
+    CLAIMS
+        .iter()
+        .filter(|claim| claim.on(track))
+        .map(|claim| claim.points)
+        .sum()
 }

@@ -78,10 +78,17 @@ pub enum LabError {
         delta: i64,
     },
 
-    /// Another connection holds the write lock. Nothing was decided about the
-    /// request; trying again later may succeed.
-    #[error("contention: the database is locked by another connection")]
+    /// Another connection holds the lock this one needs: SQLite's write lock
+    /// on the whole file, or a PostgreSQL row lock. Nothing was decided about
+    /// the request; trying again later may succeed.
+    #[error("contention: another connection holds the lock")]
     Contention,
+
+    /// PostgreSQL could not serialize this transaction with a concurrent one
+    /// (SQLSTATE 40001). Like contention, it judged nothing; a retry may
+    /// succeed.
+    #[error("serialization failure: a concurrent transaction changed what this one read")]
+    SerializationFailure,
 
     /// A test injected a fault; the text says where (see
     /// [`checkpoint::between_writes`](crate::checkpoint::between_writes)).
@@ -119,6 +126,15 @@ pub enum LabError {
     /// Any other SQLite failure.
     #[error("database error")]
     Database(#[source] rusqlite::Error),
+
+    /// No PostgreSQL server could be reached or started; the text says why.
+    #[error("no postgresql server: {0}")]
+    ServerUnavailable(String),
+
+    /// Any other PostgreSQL failure.
+    #[cfg(feature = "postgres")]
+    #[error("postgresql error")]
+    Postgres(#[source] postgres::Error),
 
     /// The lab could not create its temporary directory.
     #[error("cannot create the lab directory")]

@@ -26,6 +26,10 @@
 //! - [`explore`]: every interleaving of two workers and the authority, run
 //!   on a real file and checked against the invariants.
 //! - [`external`]: a stand-in for an external API outside the database.
+//! - `pg` (feature `postgres`): the same destination on a PostgreSQL server,
+//!   with its own two exercises in `exercises/postgres/`.
+//! - [`store`]: the two destinations behind one interface, for the claims
+//!   that hold on both.
 //! - [`story`]: the lab's scenarios, lesson by lesson, written to a
 //!   [`Transcript`](transcript::Transcript).
 //! - [`transcript`]: the plain-text record of a scenario.
@@ -38,6 +42,9 @@ pub mod db;
 pub mod error;
 pub mod explore;
 pub mod external;
+#[cfg(feature = "postgres")]
+pub mod pg;
+pub mod store;
 pub mod story;
 pub mod transcript;
 
@@ -48,6 +55,7 @@ pub use checkpoint::Checkpoint;
 pub use db::{Destination, Journal, Lab, Record, State, Tx};
 pub use error::LabError;
 pub use external::ExternalApi;
+pub use store::{Session, Store};
 
 /// The learner's code, or the reference with `--features solutions`.
 #[cfg_attr(
@@ -133,7 +141,7 @@ pub fn apply(
 /// unfinished stub reads as "not implemented yet: open this file" in tests
 /// and in the transcript. A panic unwinds through the open transaction, whose
 /// drop rolls it back.
-fn guard<T>(
+pub(crate) fn guard<T>(
     function: &'static str,
     file: &'static str,
     body: impl FnOnce() -> Result<T, LabError>,
@@ -169,10 +177,14 @@ pub fn describe<T: fmt::Display>(result: &Result<T, LabError>) -> String {
 pub fn describe_error(error: &LabError) -> String {
     match error {
         LabError::Contention
+        | LabError::SerializationFailure
+        | LabError::ServerUnavailable(_)
         | LabError::InjectedFault(_)
         | LabError::NotImplemented { .. }
         | LabError::Panicked { .. } => error.to_string(),
         LabError::Database(source) => format!("database error: {source}"),
+        #[cfg(feature = "postgres")]
+        LabError::Postgres(source) => format!("postgresql error: {source}"),
         LabError::Io(source) => format!("cannot create the lab directory: {source}"),
         refusal => format!("rejected: {refusal}"),
     }

@@ -1,8 +1,9 @@
 //! L2: an explicit contract per resource.
 
-use fencing_lab::{Lab, LabError};
+use fencing_lab::LabError;
 use rstest::rstest;
 
+use super::{Lab, claim, lab};
 use crate::support::*;
 
 /// Installing on fund-A says nothing about fund-B.

@@ -1,8 +1,9 @@
 //! L4: authority does not remove duplicates.
 
-use fencing_lab::Lab;
+use fencing_lab::Session;
 use rstest::rstest;
 
+use super::{Lab, claim, lab};
 use crate::support::*;
 
 /// The same intent twice: one effect, and the second answer is the first.
@@ -152,7 +153,7 @@ fn l4_9_lost_response_retry_gets_the_stored_result_and_applies_once(lab: Lab) {
     let mut authority = lab.connect().unwrap();
 
     // A's request commits; its response is lost on the way back.
-    let _lost = fencing_lab::apply(&mut a, A, 1, "a-1", 5);
+    let _lost = a.apply(A, 1, "a-1", 5);
     c.state(&lab, A, 1, 5);
     // Meanwhile B's request lands.
     c.apply(&mut b, (A, 1, "b-1", 3), applied(8));

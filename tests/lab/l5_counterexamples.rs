@@ -1,9 +1,10 @@
 //! L5: counterexamples bound the protection. Each test checks the part the
 //! learner's code must get right, then shows the limit it cannot cross.
 
-use fencing_lab::{ExternalApi, Lab, checkpoint, counterexample};
+use fencing_lab::{ExternalApi, Store, checkpoint};
 use rstest::rstest;
 
+use super::{Lab, claim, lab};
 use crate::support::*;
 
 /// A fault between writing the value and recording the request: both roll
@@ -68,7 +69,7 @@ fn l5_3_direct_sql_write_bypasses_the_contract(lab: Lab) {
     c.apply(&mut worker, (A, 1, "r1", 5), stale(1, 2));
     c.state(&lab, A, 2, 0);
 
-    counterexample::direct_sql_write(&lab, A, 100).unwrap();
+    lab.direct_sql_write(A, 100).unwrap();
     c.state(&lab, A, 2, 100);
     c.records(&lab, A, &[]);
 }
@@ -83,7 +84,7 @@ fn l5_4_restoring_an_old_generation_accepts_its_requests_again(lab: Lab) {
     c.install(&mut authority, A, 2, INSTALLED);
     c.apply(&mut worker, (A, 1, "r1", 5), stale(1, 2));
 
-    counterexample::restore_generation(&lab, A, 1).unwrap();
+    lab.restore_generation(A, 1).unwrap();
     c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
     c.apply(&mut worker, (A, 2, "r2", 5), never_issued(2, 1));
     c.state(&lab, A, 1, 5);

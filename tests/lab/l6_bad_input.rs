@@ -1,8 +1,9 @@
 //! L6: bad input gets a clear error and changes nothing.
 
-use fencing_lab::{Lab, LabError};
+use fencing_lab::LabError;
 use rstest::rstest;
 
+use super::{Lab, claim, lab};
 use crate::support::*;
 
 /// Each bad apply is refused with an error that names the problem, after a

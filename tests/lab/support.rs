@@ -9,9 +9,9 @@ use std::rc::Rc;
 use std::sync::Once;
 
 use fencing_lab::checkpoint;
-use fencing_lab::claims::{self, Claim};
+use fencing_lab::claims::{self, Claim, Track};
 use fencing_lab::{
-    Checkpoint, Destination, Journal, Lab, LabError, Record, describe, describe_error,
+    Checkpoint, Journal, Lab, LabError, Record, Session, Store, describe, describe_error,
 };
 use rstest::fixture;
 
@@ -24,17 +24,38 @@ pub fn lab() -> Lab {
     Lab::new(Journal::Rollback).expect("the harness creates a lab")
 }
 
-/// The checks of one claim. Every failure names the claim and the file.
+/// The checks of one claim on one destination. Every failure names the
+/// claim and the file to open.
 pub struct Check {
     claim: &'static Claim,
+    track: Track,
 }
 
-/// The checks of claim `id` (as in CURRICULUM.md: `"L4.2"`).
+/// The checks of claim `id` (as in CURRICULUM.md: `"L4.2"`) on SQLite.
 pub fn claim(id: &str) -> Check {
+    claim_on(Track::Sqlite, id)
+}
+
+/// The checks of claim `id` on `track`.
+pub fn claim_on(track: Track, id: &str) -> Check {
     quiet_todo_panics();
-    Check {
-        claim: claims::claim(id).unwrap_or_else(|| panic!("no claim {id} in src/claims.rs")),
-    }
+    let claim = claims::claim(id).unwrap_or_else(|| panic!("no claim {id} in src/claims.rs"));
+    assert!(
+        claim.on(track),
+        "claim {id} is not checked on {} (src/claims.rs)",
+        track.name()
+    );
+    Check { claim, track }
+}
+
+/// Fails a test that could not even set up its destination (no server to
+/// run on): not a verdict on the learner's code, and never a pass.
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+#[track_caller]
+pub fn not_checked(what: impl Display, why: impl Display) -> ! {
+    panic!(
+        "\nNOT CHECKED: {what}\n  got:      {why}\n  note:     this test did not run its checks; it fails so that it is not counted as passed\n"
+    )
 }
 
 impl Check {
@@ -42,12 +63,19 @@ impl Check {
     /// happened.
     #[track_caller]
     pub fn fail(&self, step: impl Display, expected: impl Display, got: impl Display) -> ! {
+        let files: Vec<String> = self
+            .claim
+            .files
+            .iter()
+            .map(|file| self.track.exercise_file(file))
+            .collect();
         panic!(
-            "\nclaim {id} failed: {text}\n  step:     {step}\n  expected: {expected}\n  got:      {got}\n  open:     {files}\n  hint:     {hint}\n",
+            "\nclaim {id} failed on {track}: {text}\n  step:     {step}\n  expected: {expected}\n  got:      {got}\n  open:     {files}\n  hint:     {hint}\n",
             id = self.claim.id,
+            track = self.track.name(),
             text = self.claim.text,
-            files = self.claim.files.join(" and "),
-            hint = self.claim.hint,
+            files = files.join(" and "),
+            hint = self.claim.hint_on(self.track),
         )
     }
 
@@ -57,8 +85,9 @@ impl Check {
     #[track_caller]
     pub fn not_run(&self, step: impl Display, why: impl Display) -> ! {
         panic!(
-            "\nclaim {id} NOT CHECKED: {text}\n  step:     {step}\n  got:      {why}\n  note:     this test did not run its checks; it fails so that it is not counted as passed\n",
+            "\nclaim {id} NOT CHECKED on {track}: {text}\n  step:     {step}\n  got:      {why}\n  note:     this test did not run its checks; it fails so that it is not counted as passed\n",
             id = self.claim.id,
+            track = self.track.name(),
             text = self.claim.text,
         )
     }
@@ -76,11 +105,11 @@ impl Check {
     #[track_caller]
     pub fn apply(
         &self,
-        db: &mut Destination,
+        db: &mut impl Session,
         (resource, generation, request_id, delta): (&str, i64, &str, i64),
         expected: impl Display,
     ) {
-        let got = fencing_lab::apply(db, resource, generation, request_id, delta);
+        let got = db.apply(resource, generation, request_id, delta);
         self.same(
             format_args!("apply({resource}, generation {generation}, {request_id:?}, {delta:+})"),
             expected,
@@ -92,12 +121,12 @@ impl Check {
     #[track_caller]
     pub fn install(
         &self,
-        db: &mut Destination,
+        db: &mut impl Session,
         resource: &str,
         generation: i64,
         expected: impl Display,
     ) {
-        let got = fencing_lab::install_generation(db, resource, generation);
+        let got = db.install_generation(resource, generation);
         self.same(
             format_args!("install_generation({resource}, {generation})"),
             expected,
@@ -107,7 +136,7 @@ impl Check {
 
     /// The observer's view of `resource`: generation and value.
     #[track_caller]
-    pub fn state(&self, lab: &Lab, resource: &str, generation: i64, value: i64) {
+    pub fn state(&self, lab: &impl Store, resource: &str, generation: i64, value: i64) {
         let got = lab.state(resource).expect("the observer reads the lab");
         self.same(
             format_args!("observe {resource}"),
@@ -118,7 +147,7 @@ impl Check {
 
     /// Every record of `resource`, each as [`rec`] spells it.
     #[track_caller]
-    pub fn records(&self, lab: &Lab, resource: &str, expected: &[String]) {
+    pub fn records(&self, lab: &impl Store, resource: &str, expected: &[String]) {
         let got: Vec<String> = lab
             .records(resource)
             .expect("the observer reads the records")
@@ -255,7 +284,7 @@ impl Seen {
 /// Runs `action` the first time `db` reaches `at`; the destination waits
 /// there, holding whatever locks it holds, until `action` returns.
 pub fn pause_at(
-    db: &mut Destination,
+    db: &mut impl Session,
     at: Checkpoint,
     action: impl FnOnce() -> Result<(), LabError> + 'static,
 ) {
@@ -270,7 +299,7 @@ pub fn pause_at(
 
 /// Injects a fault in every apply on `db`, between its two writes (the value
 /// and the record), whichever order they come in.
-pub fn fault_between_writes(db: &mut Destination) {
+pub fn fault_between_writes(db: &mut impl Session) {
     db.on_checkpoint(checkpoint::between_writes(true, || {}));
 }
 

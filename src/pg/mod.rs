@@ -1,0 +1,532 @@
+//! The PostgreSQL destination (Cargo feature `postgres`): the same two
+//! functions, the same schema and the same claims, on a database server that
+//! workers reach over TCP.
+//!
+//! What changes is the lock. SQLite has one write lock for the whole file;
+//! `BEGIN IMMEDIATE` takes it. PostgreSQL locks rows: a transaction that
+//! reads a resource's row with `SELECT … FOR UPDATE` holds that row, and only
+//! that row, until it commits. So here the learner's decision is not the kind
+//! of transaction but whether, and when, to lock the row ([`PgTx::lock_row`])
+//! before reading the generation ([`PgTx::installed_generation`]).
+//!
+//! Contention stays immediate and typed, as in the SQLite lab: the row lock
+//! is taken with `NOWAIT`, and every session runs with `lock_timeout = 1ms`,
+//! so a statement that would wait for a lock fails at once with SQLSTATE
+//! 55P03, which becomes [`LabError::Contention`]. A test whose destination is
+//! paused at a checkpoint can never hang on it. Serialization failures
+//! (40001) become [`LabError::SerializationFailure`]; the lab's transactions
+//! run at READ COMMITTED, where these statements do not raise it.
+//!
+//! Each [`PgLab`] is its own schema on the process's [`server`], dropped with
+//! the lab: the tests share a server but never a table.
+
+pub mod counterexample;
+pub mod server;
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use postgres::error::SqlState;
+use postgres::{Client, Config, NoTls};
+
+use crate::checkpoint::{Checkpoint, Hook};
+use crate::claims::{PG_APPLY, PG_INSTALL};
+use crate::{LabError, Outcome, Record, State, guard};
+
+/// The learner's code, or the reference with `--features solutions`.
+#[cfg_attr(
+    not(feature = "solutions"),
+    path = "../../exercises/postgres/install_generation.rs"
+)]
+#[cfg_attr(
+    feature = "solutions",
+    path = "../../solutions/postgres/install_generation.rs"
+)]
+mod install_generation_impl;
+
+#[cfg_attr(not(feature = "solutions"), path = "../../exercises/postgres/apply.rs")]
+#[cfg_attr(feature = "solutions", path = "../../solutions/postgres/apply.rs")]
+mod apply_impl;
+
+/// The authority installs `new_generation` on `resource` (the learner's
+/// `exercises/postgres/install_generation.rs`).
+pub fn install_generation(
+    db: &mut PgDestination,
+    resource: &str,
+    new_generation: i64,
+) -> Result<(), LabError> {
+    guard("install_generation", PG_INSTALL, || {
+        install_generation_impl::install_generation(db, resource, new_generation)
+    })
+}
+
+/// The worker asks the destination to apply `delta` to `resource` under
+/// `generation`, as request `request_id` (the learner's
+/// `exercises/postgres/apply.rs`).
+pub fn apply(
+    db: &mut PgDestination,
+    resource: &str,
+    generation: i64,
+    request_id: &str,
+    delta: i64,
+) -> Result<Outcome, LabError> {
+    guard("apply", PG_APPLY, || {
+        apply_impl::apply(db, resource, generation, request_id, delta)
+    })
+}
+
+/// The schema, the same tables as the SQLite lab's. `bigint` refuses a value
+/// past `i64::MAX` instead of widening it.
+const SCHEMA: &str = "
+    CREATE TABLE resources (
+        name       text   NOT NULL PRIMARY KEY,
+        generation bigint NOT NULL CHECK (generation >= 1),
+        value      bigint NOT NULL
+    );
+
+    CREATE TABLE requests (
+        resource   text   NOT NULL REFERENCES resources (name),
+        request_id text   NOT NULL CHECK (request_id <> ''),
+        delta      bigint NOT NULL,
+        result     bigint NOT NULL,
+        generation bigint NOT NULL,
+        PRIMARY KEY (resource, request_id)
+    );
+
+    INSERT INTO resources (name, generation, value) VALUES ('fund-A', 1, 0), ('fund-B', 1, 0);
+";
+
+/// Every session's settings: wait for no lock (see the module's docs).
+const SESSION_OPTIONS: &str = "-c lock_timeout=1ms";
+
+/// The environment variable that hands a child process its parent's lab:
+/// `<schema> <conninfo>` (see [`PgLab::address`]).
+pub const LAB_VARIABLE: &str = "FENCING_LAB_PG_LAB";
+
+/// One lab on the server: its own schema with `fund-A` and `fund-B` at
+/// generation 1, value 0. Clones share it; the last one drops the schema.
+#[derive(Clone)]
+pub struct PgLab {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// The server's connection string, without options.
+    conninfo: String,
+    /// This lab's schema, the `search_path` of its sessions.
+    schema: String,
+    /// Whether this process created the schema (and so drops it).
+    owned: bool,
+    /// A session for the observer's reads, opened on first use.
+    observer: Mutex<Option<Client>>,
+}
+
+impl PgLab {
+    /// A fresh lab on the process's server, starting one if needed (see
+    /// [`server::shared`]).
+    pub fn new() -> Result<PgLab, LabError> {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let server = server::shared()?;
+        // Unique on a shared server too: process id, a counter, and the
+        // clock for a process id that an earlier run used.
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.subsec_nanos());
+        let schema = format!(
+            "lab_{}_{}_{nanos}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut admin = connect(&server.conninfo, None)?;
+        admin.batch_execute(&format!("CREATE SCHEMA {schema}"))?;
+        let lab = PgLab {
+            inner: Arc::new(Inner {
+                conninfo: server.conninfo.clone(),
+                schema,
+                owned: true,
+                observer: Mutex::new(None),
+            }),
+        };
+        lab.connect_client()?.batch_execute(SCHEMA)?;
+        Ok(lab)
+    }
+
+    /// Opens a lab another process created, from its [`address`](Self::address):
+    /// the multi-process test's workers find their parent's lab this way.
+    /// Dropping it removes nothing.
+    pub fn open_existing(address: &str) -> Result<PgLab, LabError> {
+        let (schema, conninfo) = address.split_once(' ').ok_or_else(|| {
+            LabError::ServerUnavailable(format!("malformed lab address {address:?}"))
+        })?;
+        Ok(PgLab {
+            inner: Arc::new(Inner {
+                conninfo: conninfo.to_owned(),
+                schema: schema.to_owned(),
+                owned: false,
+                observer: Mutex::new(None),
+            }),
+        })
+    }
+
+    /// Where another process finds this lab: `<schema> <conninfo>`.
+    pub fn address(&self) -> String {
+        format!("{} {}", self.inner.schema, self.inner.conninfo)
+    }
+
+    /// Opens a new session for a worker or the authority.
+    pub fn connect(&self) -> Result<PgDestination, LabError> {
+        Ok(PgDestination {
+            client: self.connect_client()?,
+            hook: RefCell::new(None),
+        })
+    }
+
+    /// A plain session in this lab's schema.
+    fn connect_client(&self) -> Result<Client, LabError> {
+        connect(&self.inner.conninfo, Some(&self.inner.schema))
+    }
+
+    /// Runs `read` on the observer's session.
+    fn observe<T>(
+        &self,
+        read: impl FnOnce(&mut Client) -> Result<T, LabError>,
+    ) -> Result<T, LabError> {
+        let mut observer = self
+            .inner
+            .observer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if observer.is_none() {
+            *observer = Some(self.connect_client()?);
+        }
+        match observer.as_mut() {
+            Some(client) => read(client),
+            None => unreachable!("the observer was connected above"),
+        }
+    }
+
+    /// Reads a resource's generation and value, outside every transaction
+    /// under test. A plain read never waits for a row lock in PostgreSQL.
+    pub fn state(&self, resource: &str) -> Result<State, LabError> {
+        self.observe(|client| read_state(client, resource))
+    }
+
+    /// Every recorded request of a resource, ordered by request id.
+    pub fn records(&self, resource: &str) -> Result<Vec<Record>, LabError> {
+        self.observe(|client| {
+            Ok(client
+                .query(
+                    "SELECT resource, request_id, delta, result, generation FROM requests
+                     WHERE resource = $1 ORDER BY request_id",
+                    &[&resource],
+                )?
+                .iter()
+                .map(record_from_row)
+                .collect())
+        })
+    }
+
+    /// The names of all resources, so a test can prove nothing was created.
+    pub fn resource_names(&self) -> Result<Vec<String>, LabError> {
+        self.observe(|client| {
+            Ok(client
+                .query("SELECT name FROM resources ORDER BY name", &[])?
+                .iter()
+                .map(|row| row.get(0))
+                .collect())
+        })
+    }
+
+    /// Tries to lock `resource`'s row on a session of its own and lets it go
+    /// at once: `Err(LabError::Contention)` means another transaction holds
+    /// it. Other rows are not touched.
+    pub fn probe_row_lock(&self, resource: &str) -> Result<(), LabError> {
+        let mut client = self.connect_client()?;
+        let mut tx = client.transaction()?;
+        lock_row(&mut tx, resource)?;
+        Ok(tx.rollback()?)
+    }
+
+    /// Opens a session that holds `resource`'s row lock until the returned
+    /// guard is released or dropped: another writer, standing still.
+    pub fn hold_row_lock(&self, resource: &str) -> Result<RowLockHolder, LabError> {
+        let mut client = self.connect_client()?;
+        client.batch_execute("BEGIN")?;
+        client
+            .query_opt(
+                "SELECT 1 FROM resources WHERE name = $1 FOR UPDATE NOWAIT",
+                &[&resource],
+            )?
+            .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))?;
+        Ok(RowLockHolder { client })
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
+        // Best effort: a schema left behind on a private server goes with the
+        // server when the process ends.
+        if let Ok(observer) = self.observer.get_mut() {
+            observer.take();
+        }
+        if let Ok(mut admin) = connect(&self.conninfo, None) {
+            let _ = admin.batch_execute(&format!(
+                "SET lock_timeout = '10s'; DROP SCHEMA {} CASCADE",
+                self.schema
+            ));
+        }
+    }
+}
+
+/// A session holding one row lock (see [`PgLab::hold_row_lock`]).
+pub struct RowLockHolder {
+    /// The session inside its transaction.
+    client: Client,
+}
+
+impl RowLockHolder {
+    /// Rolls back and lets the row go.
+    pub fn release(mut self) -> Result<(), LabError> {
+        Ok(self.client.batch_execute("ROLLBACK")?)
+    }
+}
+
+/// A session on `conninfo`, in `schema` when given, with the lab's settings.
+fn connect(conninfo: &str, schema: Option<&str>) -> Result<Client, LabError> {
+    let mut config: Config = conninfo
+        .parse()
+        .map_err(|error| LabError::ServerUnavailable(format!("bad connection string: {error}")))?;
+    match schema {
+        Some(schema) => config.options(&format!("{SESSION_OPTIONS} -c search_path={schema}")),
+        None => config.options(SESSION_OPTIONS),
+    };
+    Ok(config.connect(NoTls)?)
+}
+
+/// One session to the server, as a worker or the authority holds it.
+pub struct PgDestination {
+    /// The session (lock timeout 1 ms, this lab's schema).
+    client: Client,
+    /// What runs at each [`Checkpoint`]; `None` outside tests that pause.
+    hook: RefCell<Option<Hook>>,
+}
+
+impl PgDestination {
+    /// Begins a transaction at READ COMMITTED, PostgreSQL's default. It
+    /// locks nothing by itself: rows are locked by the statements that
+    /// touch them ([`PgTx::lock_row`] first of all).
+    pub fn begin(&mut self) -> Result<PgTx<'_>, LabError> {
+        let PgDestination { client, hook } = self;
+        Ok(PgTx {
+            tx: client.transaction()?,
+            hook,
+        })
+    }
+
+    /// Installs the hook that runs at every checkpoint of this session.
+    pub fn on_checkpoint(
+        &mut self,
+        hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static,
+    ) {
+        *self.hook.get_mut() = Some(Box::new(hook));
+    }
+
+    /// Removes the hook.
+    pub fn clear_checkpoint(&mut self) {
+        *self.hook.get_mut() = None;
+    }
+
+    /// Runs the hook, if any, at `checkpoint`.
+    pub(crate) fn checkpoint(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
+        run_hook(&self.hook, checkpoint)
+    }
+
+    /// The raw session, for the harness's counterexamples.
+    pub(crate) fn client(&mut self) -> &mut Client {
+        &mut self.client
+    }
+}
+
+fn run_hook(hook: &RefCell<Option<Hook>>, checkpoint: Checkpoint) -> Result<(), LabError> {
+    match hook.borrow_mut().as_mut() {
+        Some(hook) => hook(checkpoint),
+        None => Ok(()),
+    }
+}
+
+/// An open transaction on a [`PgDestination`]. Dropping it without
+/// [`commit`](PgTx::commit) rolls everything back and releases its row
+/// locks, which is what makes `?` on an error safe.
+pub struct PgTx<'a> {
+    /// The transaction (rolls back on drop).
+    tx: postgres::Transaction<'a>,
+    /// The destination's checkpoint hook.
+    hook: &'a RefCell<Option<Hook>>,
+}
+
+impl<'a> PgTx<'a> {
+    /// Locks `resource`'s row until this transaction ends
+    /// (`SELECT … FOR UPDATE NOWAIT`). Another transaction that tries to
+    /// lock or update the same row meets contention; other rows stay free.
+    ///
+    /// Errors: [`LabError::Contention`] if another transaction holds the
+    /// row, [`LabError::UnknownResource`].
+    pub fn lock_row(&mut self, resource: &str) -> Result<(), LabError> {
+        lock_row(&mut self.tx, resource)
+    }
+
+    /// Reads the installed generation of `resource`: a plain read, which
+    /// locks nothing.
+    ///
+    /// Errors: [`LabError::UnknownResource`]. Checkpoint afterwards:
+    /// [`Checkpoint::GenerationRead`].
+    pub fn installed_generation(&mut self, resource: &str) -> Result<i64, LabError> {
+        let generation = read_state(&mut self.tx, resource)?.generation;
+        run_hook(self.hook, Checkpoint::GenerationRead)?;
+        Ok(generation)
+    }
+
+    /// Writes a new installed generation for `resource`.
+    ///
+    /// Checkpoint before writing: [`Checkpoint::BeforeInstall`].
+    pub fn set_generation(&mut self, resource: &str, generation: i64) -> Result<(), LabError> {
+        run_hook(self.hook, Checkpoint::BeforeInstall)?;
+        self.update(
+            "UPDATE resources SET generation = $1 WHERE name = $2",
+            resource,
+            generation,
+        )
+    }
+
+    /// Reads the current value of `resource`.
+    ///
+    /// Errors: [`LabError::UnknownResource`].
+    pub fn value(&mut self, resource: &str) -> Result<i64, LabError> {
+        Ok(read_state(&mut self.tx, resource)?.value)
+    }
+
+    /// Writes a new value for `resource`: the effect.
+    ///
+    /// Checkpoint before writing: [`Checkpoint::BeforeEffect`].
+    pub fn set_value(&mut self, resource: &str, value: i64) -> Result<(), LabError> {
+        run_hook(self.hook, Checkpoint::BeforeEffect)?;
+        self.update(
+            "UPDATE resources SET value = $1 WHERE name = $2",
+            resource,
+            value,
+        )
+    }
+
+    /// Looks up the record of `request_id` on `resource`.
+    pub fn find_record(
+        &mut self,
+        resource: &str,
+        request_id: &str,
+    ) -> Result<Option<Record>, LabError> {
+        Ok(self
+            .tx
+            .query_opt(
+                "SELECT resource, request_id, delta, result, generation FROM requests
+                 WHERE resource = $1 AND request_id = $2",
+                &[&resource, &request_id],
+            )?
+            .as_ref()
+            .map(record_from_row))
+    }
+
+    /// Stores a record.
+    ///
+    /// Checkpoint before writing: [`Checkpoint::BeforeRecord`].
+    pub fn insert_record(&mut self, record: &Record) -> Result<(), LabError> {
+        run_hook(self.hook, Checkpoint::BeforeRecord)?;
+        self.tx.execute(
+            "INSERT INTO requests (resource, request_id, delta, result, generation)
+             VALUES ($1, $2, $3, $4, $5)",
+            &[
+                &record.resource,
+                &record.request_id,
+                &record.delta,
+                &record.result,
+                &record.generation,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Commits: everything written in this transaction becomes visible at
+    /// once, or (on error) none of it does. Its row locks are released.
+    pub fn commit(self) -> Result<(), LabError> {
+        Ok(self.tx.commit()?)
+    }
+
+    /// The transaction itself, for SQL the methods above do not offer. The
+    /// reference never needs it.
+    pub fn sql(&mut self) -> &mut postgres::Transaction<'a> {
+        &mut self.tx
+    }
+
+    fn update(&mut self, sql: &str, resource: &str, new: i64) -> Result<(), LabError> {
+        match self.tx.execute(sql, &[&new, &resource])? {
+            0 => Err(LabError::UnknownResource(resource.to_owned())),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `SELECT … FOR UPDATE NOWAIT` on one resource's row.
+fn lock_row(tx: &mut impl postgres::GenericClient, resource: &str) -> Result<(), LabError> {
+    tx.query_opt(
+        "SELECT 1 FROM resources WHERE name = $1 FOR UPDATE NOWAIT",
+        &[&resource],
+    )?
+    .map(|_| ())
+    .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))
+}
+
+/// Reads one resource's row; a missing row is an unknown resource.
+fn read_state(
+    client: &mut impl postgres::GenericClient,
+    resource: &str,
+) -> Result<State, LabError> {
+    client
+        .query_opt(
+            "SELECT generation, value FROM resources WHERE name = $1",
+            &[&resource],
+        )?
+        .map(|row| State {
+            generation: row.get(0),
+            value: row.get(1),
+        })
+        .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))
+}
+
+fn record_from_row(row: &postgres::Row) -> Record {
+    Record {
+        resource: row.get(0),
+        request_id: row.get(1),
+        delta: row.get(2),
+        result: row.get(3),
+        generation: row.get(4),
+    }
+}
+
+impl From<postgres::Error> for LabError {
+    /// A lock not granted at once (55P03) or a deadlock (40P01) is
+    /// [`LabError::Contention`]; a serialization failure (40001) is
+    /// [`LabError::SerializationFailure`]. Neither judged the request.
+    fn from(error: postgres::Error) -> Self {
+        match error.code() {
+            Some(code) if *code == SqlState::LOCK_NOT_AVAILABLE => LabError::Contention,
+            Some(code) if *code == SqlState::T_R_DEADLOCK_DETECTED => LabError::Contention,
+            Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE => {
+                LabError::SerializationFailure
+            }
+            _ => LabError::Postgres(error),
+        }
+    }
+}

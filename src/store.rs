@@ -1,0 +1,208 @@
+//! What the graded tests need from a destination, whichever database it is:
+//! a [`Store`] (the SQLite lab, or a lab on a PostgreSQL server) and the
+//! [`Session`]s workers and the authority open on it.
+//!
+//! The claims that hold on both destinations are written once against these
+//! two traits and run once per destination. Everything the lesson is about
+//! stays in the learner's two functions; these traits only route a call to
+//! the right one.
+
+use crate::checkpoint::Checkpoint;
+use crate::claims::Track;
+use crate::{LabError, Outcome, Record, State};
+
+/// One lab: a destination with `fund-A` and `fund-B`, and an observer.
+pub trait Store: Clone + 'static {
+    /// A connection to it.
+    type Session: Session;
+
+    /// Which destination this is.
+    const TRACK: Track;
+
+    /// A fresh lab in its default setup.
+    fn fresh() -> Result<Self, LabError>;
+
+    /// Opens a new connection for a worker or the authority.
+    fn connect(&self) -> Result<Self::Session, LabError>;
+
+    /// A resource's generation and value, read outside every transaction.
+    fn state(&self, resource: &str) -> Result<State, LabError>;
+
+    /// Every recorded request of a resource, ordered by request id.
+    fn records(&self, resource: &str) -> Result<Vec<Record>, LabError>;
+
+    /// The names of all resources.
+    fn resource_names(&self) -> Result<Vec<String>, LabError>;
+
+    /// The counterexample of L5.3: a direct SQL write of `value`.
+    fn direct_sql_write(&self, resource: &str, value: i64) -> Result<(), LabError>;
+
+    /// The counterexample of L5.4: an old generation restored.
+    fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError>;
+}
+
+/// One connection, as a worker or the authority holds it.
+pub trait Session {
+    /// The learner's `apply` for this destination.
+    fn apply(
+        &mut self,
+        resource: &str,
+        generation: i64,
+        request_id: &str,
+        delta: i64,
+    ) -> Result<Outcome, LabError>;
+
+    /// The learner's `install_generation` for this destination.
+    fn install_generation(&mut self, resource: &str, new_generation: i64) -> Result<(), LabError>;
+
+    /// The counterexample of L1.2: a worker-side check, then a write that
+    /// carries no generation.
+    fn unfenced_write(
+        &mut self,
+        resource: &str,
+        held_generation: i64,
+        delta: i64,
+    ) -> Result<i64, LabError>;
+
+    /// Installs the hook that runs at every checkpoint of this connection.
+    fn on_checkpoint(&mut self, hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static);
+
+    /// Removes the hook.
+    fn clear_checkpoint(&mut self);
+}
+
+impl Store for crate::Lab {
+    type Session = crate::Destination;
+    const TRACK: Track = Track::Sqlite;
+
+    /// A lab in the rollback-journal mode.
+    fn fresh() -> Result<Self, LabError> {
+        crate::Lab::new(crate::Journal::Rollback)
+    }
+
+    fn connect(&self) -> Result<Self::Session, LabError> {
+        crate::Lab::connect(self)
+    }
+
+    fn state(&self, resource: &str) -> Result<State, LabError> {
+        crate::Lab::state(self, resource)
+    }
+
+    fn records(&self, resource: &str) -> Result<Vec<Record>, LabError> {
+        crate::Lab::records(self, resource)
+    }
+
+    fn resource_names(&self) -> Result<Vec<String>, LabError> {
+        crate::Lab::resource_names(self)
+    }
+
+    fn direct_sql_write(&self, resource: &str, value: i64) -> Result<(), LabError> {
+        crate::counterexample::direct_sql_write(self, resource, value)
+    }
+
+    fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
+        crate::counterexample::restore_generation(self, resource, generation)
+    }
+}
+
+impl Session for crate::Destination {
+    fn apply(
+        &mut self,
+        resource: &str,
+        generation: i64,
+        request_id: &str,
+        delta: i64,
+    ) -> Result<Outcome, LabError> {
+        crate::apply(self, resource, generation, request_id, delta)
+    }
+
+    fn install_generation(&mut self, resource: &str, new_generation: i64) -> Result<(), LabError> {
+        crate::install_generation(self, resource, new_generation)
+    }
+
+    fn unfenced_write(
+        &mut self,
+        resource: &str,
+        held_generation: i64,
+        delta: i64,
+    ) -> Result<i64, LabError> {
+        crate::counterexample::unfenced_write(self, resource, held_generation, delta)
+    }
+
+    fn on_checkpoint(&mut self, hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static) {
+        crate::Destination::on_checkpoint(self, hook);
+    }
+
+    fn clear_checkpoint(&mut self) {
+        crate::Destination::clear_checkpoint(self);
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl Store for crate::pg::PgLab {
+    type Session = crate::pg::PgDestination;
+    const TRACK: Track = Track::Postgres;
+
+    /// A lab in a schema of its own on the process's server.
+    fn fresh() -> Result<Self, LabError> {
+        crate::pg::PgLab::new()
+    }
+
+    fn connect(&self) -> Result<Self::Session, LabError> {
+        crate::pg::PgLab::connect(self)
+    }
+
+    fn state(&self, resource: &str) -> Result<State, LabError> {
+        crate::pg::PgLab::state(self, resource)
+    }
+
+    fn records(&self, resource: &str) -> Result<Vec<Record>, LabError> {
+        crate::pg::PgLab::records(self, resource)
+    }
+
+    fn resource_names(&self) -> Result<Vec<String>, LabError> {
+        crate::pg::PgLab::resource_names(self)
+    }
+
+    fn direct_sql_write(&self, resource: &str, value: i64) -> Result<(), LabError> {
+        crate::pg::counterexample::direct_sql_write(self, resource, value)
+    }
+
+    fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
+        crate::pg::counterexample::restore_generation(self, resource, generation)
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl Session for crate::pg::PgDestination {
+    fn apply(
+        &mut self,
+        resource: &str,
+        generation: i64,
+        request_id: &str,
+        delta: i64,
+    ) -> Result<Outcome, LabError> {
+        crate::pg::apply(self, resource, generation, request_id, delta)
+    }
+
+    fn install_generation(&mut self, resource: &str, new_generation: i64) -> Result<(), LabError> {
+        crate::pg::install_generation(self, resource, new_generation)
+    }
+
+    fn unfenced_write(
+        &mut self,
+        resource: &str,
+        held_generation: i64,
+        delta: i64,
+    ) -> Result<i64, LabError> {
+        crate::pg::counterexample::unfenced_write(self, resource, held_generation, delta)
+    }
+
+    fn on_checkpoint(&mut self, hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static) {
+        crate::pg::PgDestination::on_checkpoint(self, hook);
+    }
+
+    fn clear_checkpoint(&mut self) {
+        crate::pg::PgDestination::clear_checkpoint(self);
+    }
+}

@@ -12,7 +12,7 @@ use crate::claims::{self, Lesson};
 use crate::counterexample;
 use crate::explore::{self, Invariant, Route, Setup};
 use crate::transcript::Transcript;
-use crate::{Destination, ExternalApi, Journal, Lab, LabError, describe, describe_error};
+use crate::{ExternalApi, Journal, Lab, LabError, Session, Store, describe, describe_error};
 
 const A: &str = "fund-A";
 const B: &str = "fund-B";
@@ -46,6 +46,16 @@ pub const SCENARIOS: [(Lesson, Scenario); 6] = [
     (claims::LESSONS[5], l6_bad_input),
 ];
 
+/// The PostgreSQL chapter (feature `postgres`), told after the six lessons.
+#[cfg(feature = "postgres")]
+pub const POSTGRES: (Lesson, Scenario) = (
+    Lesson {
+        id: "PG",
+        title: "The same contract on a PostgreSQL server",
+    },
+    postgres_server,
+);
+
 /// Runs one lesson into `transcript`; a halt becomes the lesson's last line.
 /// Returns whether the lesson ran to its end.
 pub fn run_lesson(transcript: &Transcript, lesson: &Lesson, scenario: Scenario) -> bool {
@@ -59,11 +69,17 @@ pub fn run_lesson(transcript: &Transcript, lesson: &Lesson, scenario: Scenario) 
     }
 }
 
-/// The whole lab, all six lessons.
+/// The whole lab, all six lessons (and the PostgreSQL chapter with the
+/// feature `postgres`).
 pub fn run_all() -> (Transcript, bool) {
     let transcript = Transcript::new();
     let mut complete = true;
     for (lesson, scenario) in SCENARIOS {
+        complete &= run_lesson(&transcript, &lesson, scenario);
+    }
+    #[cfg(feature = "postgres")]
+    {
+        let (lesson, scenario) = POSTGRES;
         complete &= run_lesson(&transcript, &lesson, scenario);
     }
     (transcript, complete)
@@ -466,25 +482,149 @@ fn l6_bad_input(t: &Transcript) -> Result<(), Halt> {
     s.observe(A)
 }
 
+/// The PostgreSQL chapter: the stale worker again, then what the row lock
+/// changes, on a private server (see [`crate::pg`]).
+#[cfg(feature = "postgres")]
+fn postgres_server(t: &Transcript) -> Result<(), Halt> {
+    use crate::pg::PgLab;
+
+    t.note("The destination is now a schema on a PostgreSQL server, reached over TCP; the code is exercises/postgres/.");
+    let s = Scene::on(t, "L1.1", PgLab::new()?);
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    let held = s.lab.state(A)?.generation;
+    s.say(
+        "worker A",
+        format_args!("reads {A}: generation {held}, then pauses"),
+    );
+    s.install("authority", &mut authority, A, 2)?;
+    s.apply("worker A", &mut worker, A, held, "r1", 5)?;
+    s.observe(A)?;
+
+    t.note("apply locks the resource's row (SELECT ... FOR UPDATE NOWAIT) before it reads the generation.");
+    let s = Scene::on(t, "L3.2", PgLab::new()?);
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    let hook = s.clone();
+    worker.on_checkpoint(move |checkpoint| {
+        if checkpoint == Checkpoint::GenerationRead {
+            hook.say(
+                "",
+                format_args!("(apply on {A} paused after reading the generation)"),
+            );
+            hook.probe_row(A);
+            let mut authority = hook.lab.connect()?;
+            let _ = hook.install("authority", &mut authority, A, 2);
+            // The lock is the row's: fund-B is free.
+            let b = Scene {
+                claim: "L3.7",
+                ..hook.clone()
+            };
+            b.probe_row(B);
+            let _ = b.install("authority", &mut authority, B, 2);
+            let mut other = b.lab.connect()?;
+            let _ = b.apply("worker B", &mut other, B, 2, "b1", 3);
+        }
+        Ok(())
+    });
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.install("authority", &mut authority, A, 2)?;
+    s.observe(A)?;
+    s.observe(B)?;
+
+    t.note("SQLite, for contrast: one connection's BEGIN IMMEDIATE is the lock on the whole file, whichever fund the next writer wants.");
+    let s = Scene::new(t, "L3.7", Journal::Rollback)?;
+    let holder = s.lab.hold_write_lock()?;
+    s.say("other", "BEGIN IMMEDIATE (to change fund-A)");
+    s.probe();
+    holder.release()?;
+
+    t.note("Contention is immediate and typed: SQLSTATE 55P03 (lock not available), never a verdict on the generation.");
+    let s = Scene::on(t, "L3.1", PgLab::new()?);
+    let mut worker = s.connect()?;
+    let holder = s.lab.hold_row_lock(A)?;
+    s.say(
+        "other",
+        format_args!("SELECT ... FOR UPDATE on {A} (holds its row)"),
+    );
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.apply("worker A", &mut worker, B, 1, "r1", 5)?;
+    holder.release()?;
+    s.say("other", "ROLLBACK (releases it)");
+    s.apply("worker A", &mut worker, A, 1, "r1", 5)?;
+    s.observe(A)?;
+
+    t.note(
+        "The record still removes duplicates, and a direct UPDATE still goes around the contract.",
+    );
+    let s = Scene::on(t, "L4.2", PgLab::new()?);
+    let mut worker = s.connect()?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 7)?;
+    s.apply("worker A", &mut worker, A, 1, "r2", 5)?;
+    s.apply("worker A", &mut worker, A, 1, "r1", 7)?;
+    let s = Scene { claim: "L5.3", ..s };
+    let mut authority = s.connect()?;
+    s.install("authority", &mut authority, A, 2)?;
+    s.lab.direct_sql_write(A, 100)?;
+    s.say(
+        "operator",
+        "UPDATE resources SET value = 100 (direct SQL, no generation)",
+    );
+    s.observe(A)?;
+    t.note("Workers in separate processes, each with its own TCP connection, are L1.4's test (tests/lab/postgres/processes.rs).");
+    Ok(())
+}
+
+#[cfg(feature = "postgres")]
+impl Scene<crate::pg::PgLab> {
+    /// `SELECT ... FOR UPDATE NOWAIT` on a session of its own: is the row
+    /// free right now?
+    fn probe_row(&self, resource: &str) {
+        let probe = match self.lab.probe_row_lock(resource) {
+            Ok(()) => "acquired the row lock".to_owned(),
+            Err(error) => describe_error(&error),
+        };
+        self.say(
+            "probe",
+            format_args!("SELECT ... FOR UPDATE NOWAIT on {resource} -> {probe}"),
+        );
+    }
+}
+
 /// A fresh lab for one claim, and the transcript it writes to. Clones share
 /// both, so a checkpoint hook can narrate too.
 #[derive(Clone)]
-struct Scene {
-    lab: Lab,
+struct Scene<S: Store = Lab> {
+    lab: S,
     transcript: Transcript,
     claim: &'static str,
 }
 
 impl Scene {
     fn new(transcript: &Transcript, claim: &'static str, journal: Journal) -> Result<Scene, Halt> {
-        Ok(Scene {
-            lab: Lab::new(journal)?,
-            transcript: transcript.clone(),
-            claim,
-        })
+        Ok(Scene::on(transcript, claim, Lab::new(journal)?))
     }
 
-    fn connect(&self) -> Result<Destination, Halt> {
+    /// A plain `BEGIN IMMEDIATE` on a connection of its own: is the write
+    /// lock free right now?
+    fn probe(&self) {
+        let probe = match self.lab.probe_write_lock() {
+            Ok(()) => "acquired the write lock".to_owned(),
+            Err(error) => describe_error(&error),
+        };
+        self.say("probe", format_args!("BEGIN IMMEDIATE -> {probe}"));
+    }
+}
+
+impl<S: Store> Scene<S> {
+    /// A scene on a lab of any destination.
+    fn on(transcript: &Transcript, claim: &'static str, lab: S) -> Scene<S> {
+        Scene {
+            lab,
+            transcript: transcript.clone(),
+            claim,
+        }
+    }
+
+    fn connect(&self) -> Result<S::Session, Halt> {
         Ok(self.lab.connect()?)
     }
 
@@ -495,11 +635,11 @@ impl Scene {
     fn install(
         &self,
         who: &str,
-        db: &mut Destination,
+        db: &mut impl Session,
         resource: &str,
         generation: i64,
     ) -> Result<(), Halt> {
-        let result = crate::install_generation(db, resource, generation);
+        let result = db.install_generation(resource, generation);
         self.say(
             who,
             format_args!(
@@ -517,13 +657,13 @@ impl Scene {
     fn apply(
         &self,
         who: &str,
-        db: &mut Destination,
+        db: &mut impl Session,
         resource: &str,
         generation: i64,
         request_id: &str,
         delta: i64,
     ) -> Result<(), Halt> {
-        let result = crate::apply(db, resource, generation, request_id, delta);
+        let result = db.apply(resource, generation, request_id, delta);
         self.say(
             who,
             format_args!(
@@ -532,16 +672,6 @@ impl Scene {
             ),
         );
         settle(result)
-    }
-
-    /// A plain `BEGIN IMMEDIATE` on a connection of its own: is the write
-    /// lock free right now?
-    fn probe(&self) {
-        let probe = match self.lab.probe_write_lock() {
-            Ok(()) => "acquired the write lock".to_owned(),
-            Err(error) => describe_error(&error),
-        };
-        self.say("probe", format_args!("BEGIN IMMEDIATE -> {probe}"));
     }
 
     fn observe(&self, resource: &str) -> Result<(), Halt> {

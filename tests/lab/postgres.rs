@@ -38,6 +38,7 @@ mod l5_counterexamples;
 #[path = "l6_bad_input.rs"]
 mod l6_bad_input;
 
-// What only the server shows.
+// What only the server shows, and its chapter of the transcript.
 mod processes;
 mod row_locks;
+mod transcript;

@@ -184,7 +184,12 @@ pub fn describe_error(error: &LabError) -> String {
         | LabError::Panicked { .. } => error.to_string(),
         LabError::Database(source) => format!("database error: {source}"),
         #[cfg(feature = "postgres")]
-        LabError::Postgres(source) => format!("postgresql error: {source}"),
+        LabError::Postgres(source) => match std::error::Error::source(source) {
+            // The client's message ("error connecting to server") leaves
+            // the reason ("connection refused") to its source.
+            Some(cause) => format!("postgresql error: {source}: {cause}"),
+            None => format!("postgresql error: {source}"),
+        },
         LabError::Io(source) => format!("cannot create the lab directory: {source}"),
         refusal => format!("rejected: {refusal}"),
     }

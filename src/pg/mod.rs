@@ -139,7 +139,13 @@ impl PgLab {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
-        let mut admin = connect(&server.conninfo, None)?;
+        let mut admin = connect(&server.conninfo, None).map_err(|error| {
+            LabError::ServerUnavailable(format!(
+                "cannot connect to {}: {}",
+                server.origin,
+                crate::describe_error(&error)
+            ))
+        })?;
         admin.batch_execute(&format!("CREATE SCHEMA {schema}"))?;
         let lab = PgLab {
             inner: Arc::new(Inner {

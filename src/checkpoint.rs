@@ -50,6 +50,18 @@ impl fmt::Display for Checkpoint {
 /// `Ok(())` to let the destination go on or an error to inject a fault.
 pub type Hook = Box<dyn FnMut(Checkpoint) -> Result<(), LabError>>;
 
+/// Runs `hook`, if a test installed one, at `checkpoint`: what every
+/// connection's statements call at their fixed points.
+pub(crate) fn run_hook(
+    hook: &std::cell::RefCell<Option<Hook>>,
+    checkpoint: Checkpoint,
+) -> Result<(), LabError> {
+    match hook.borrow_mut().as_mut() {
+        Some(hook) => hook(checkpoint),
+        None => Ok(()),
+    }
+}
+
 /// Where the fault of the rollback claims falls, as its error says.
 pub const BETWEEN_WRITES: &str = "between the value and the record";
 

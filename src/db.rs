@@ -21,7 +21,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, na
 use tempfile::TempDir;
 
 use crate::LabError;
-use crate::checkpoint::{Checkpoint, Hook};
+use crate::checkpoint::{Checkpoint, Hook, run_hook};
 
 /// The two synthetic resources every lab starts with.
 pub const RESOURCES: [&str; 2] = ["fund-A", "fund-B"];
@@ -344,12 +344,6 @@ impl Destination {
     }
 }
 
-fn run_hook(hook: &RefCell<Option<Hook>>, checkpoint: Checkpoint) -> Result<(), LabError> {
-    match hook.borrow_mut().as_mut() {
-        Some(hook) => hook(checkpoint),
-        None => Ok(()),
-    }
-}
 
 /// An open transaction on a [`Destination`]. Dropping it without
 /// [`commit`](Tx::commit) rolls everything back, which is what makes `?` on

@@ -90,16 +90,7 @@ fn l1_authority_can_become_stale(t: &Transcript) -> Result<(), Halt> {
     t.note(
         "A worker checks its authority, pauses, and comes back. Meanwhile the authority moved on.",
     );
-    let s = Scene::new(t, "L1.1", Journal::Rollback)?;
-    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
-    let held = s.lab.state(A)?.generation;
-    s.say(
-        "worker A",
-        format_args!("reads {A}: generation {held}, then pauses"),
-    );
-    s.install("authority", &mut authority, A, 2)?;
-    s.apply("worker A", &mut worker, A, held, "r1", 5)?;
-    s.observe(A)?;
+    stale_worker(&Scene::new(t, "L1.1", Journal::Rollback)?)?;
 
     t.note(
         "No pause at all: the install lands in the gap between a check and a write, however short.",
@@ -138,6 +129,20 @@ fn l1_authority_can_become_stale(t: &Transcript) -> Result<(), Halt> {
     s.observe(A)?;
 
     every_interleaving(t)
+}
+
+/// L1.1 on any destination: a worker reads generation 1 and pauses, the
+/// authority installs 2, the worker comes back with 1.
+fn stale_worker<S: Store>(s: &Scene<S>) -> Result<(), Halt> {
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    let held = s.lab.state(A)?.generation;
+    s.say(
+        "worker A",
+        format_args!("reads {A}: generation {held}, then pauses"),
+    );
+    s.install("authority", &mut authority, A, 2)?;
+    s.apply("worker A", &mut worker, A, held, "r1", 5)?;
+    s.observe(A)
 }
 
 /// L1.3: the same story in every order, through apply and through the
@@ -489,16 +494,7 @@ fn postgres_server(t: &Transcript) -> Result<(), Halt> {
     use crate::pg::PgLab;
 
     t.note("The destination is now a schema on a PostgreSQL server, reached over TCP; the code is exercises/postgres/.");
-    let s = Scene::on(t, "L1.1", PgLab::new()?);
-    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
-    let held = s.lab.state(A)?.generation;
-    s.say(
-        "worker A",
-        format_args!("reads {A}: generation {held}, then pauses"),
-    );
-    s.install("authority", &mut authority, A, 2)?;
-    s.apply("worker A", &mut worker, A, held, "r1", 5)?;
-    s.observe(A)?;
+    stale_worker(&Scene::on(t, "L1.1", PgLab::new()?))?;
 
     t.note("apply locks the resource's row (SELECT ... FOR UPDATE NOWAIT) before it reads the generation.");
     let s = Scene::on(t, "L3.2", PgLab::new()?);

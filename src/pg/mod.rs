@@ -31,7 +31,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls};
 
-use crate::checkpoint::{Checkpoint, Hook};
+use crate::checkpoint::{Checkpoint, Hook, run_hook};
 use crate::claims::{PG_APPLY, PG_INSTALL};
 use crate::{LabError, Outcome, Record, State, guard};
 
@@ -358,12 +358,6 @@ impl PgDestination {
     }
 }
 
-fn run_hook(hook: &RefCell<Option<Hook>>, checkpoint: Checkpoint) -> Result<(), LabError> {
-    match hook.borrow_mut().as_mut() {
-        Some(hook) => hook(checkpoint),
-        None => Ok(()),
-    }
-}
 
 /// An open transaction on a [`PgDestination`]. Dropping it without
 /// [`commit`](PgTx::commit) rolls everything back and releases its row

@@ -481,7 +481,8 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "L5.5",
-        text: "reopening the file keeps committed values and records (not a crash test)",
+        text: "closing every connection and connecting again keeps committed values and records \
+               (not a crash test)",
         points: 1,
         files: BOTH,
         hint: "commit: what is not committed is gone when the connection closes",

@@ -91,8 +91,9 @@ fn l5_4_restoring_an_old_generation_accepts_its_requests_again(lab: Lab) {
     c.records(&lab, A, &[rec(A, "r1", 5, 5, 1)]);
 }
 
-/// Closing every connection and opening the file again keeps what was
-/// committed. This reopens a file; it is not a crash or power-loss test.
+/// Closing every connection and connecting again keeps what was committed:
+/// on SQLite the file is opened again, on PostgreSQL new sessions start.
+/// Nothing crashes here; it is not a crash or power-loss test.
 #[rstest]
 fn l5_5_reopening_keeps_committed_values_and_records(lab: Lab) {
     let c = claim("L5.5");

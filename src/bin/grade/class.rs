@@ -9,6 +9,12 @@
 //! kept in the output folder between runs). A submission's files are read,
 //! not executed, until its tests run, and those run in their own process
 //! group under a wall-clock limit.
+//!
+//! Built with the feature `postgres`, the grader also grades the PostgreSQL
+//! track: a submission's `exercises/postgres/apply.rs` and
+//! `exercises/postgres/install_generation.rs` (or `postgres/…` beside the
+//! files alone) replace the stubs of the scratch copy's `exercises/postgres/`,
+//! which is restored with the rest of `exercises/` for every submission.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -17,11 +23,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime};
 
-use fencing_lab::claims::CLAIMS;
+use fencing_lab::claims::{CLAIMS, Track};
 
 use crate::flags;
 use crate::report::{self, Graded};
-use crate::score::Score;
+use crate::score::{Score, TRACKS};
 use crate::suite::{Built, Suite};
 
 /// What the scratch copy takes from this repository; nothing else (not
@@ -95,6 +101,7 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         dir: scratch.clone(),
         target_dir: Some(work.join("target")),
         solutions: false,
+        postgres: cfg!(feature = "postgres"),
         interactive: false,
         tmp_dir: Some(tmp.clone()),
         build_limit: options.build_limit,
@@ -131,11 +138,21 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
                 progress(format_args!("stopped\n"));
             })?;
         submission.elapsed = started.elapsed();
-        progress(format_args!(
-            "done {}/{}\n",
-            submission.score.earned(),
-            submission.score.total()
-        ));
+        let points: Vec<String> = submission
+            .score
+            .tracks
+            .iter()
+            .map(|track| match track.track {
+                Track::Sqlite => format!("{}/{}", track.earned(), track.total()),
+                _ => format!(
+                    "{} {}/{}",
+                    track.track.name(),
+                    track.earned(),
+                    track.total()
+                ),
+            })
+            .collect();
+        progress(format_args!("done {}\n", points.join(", ")));
         write_results(&options.out, &submission)?;
         graded.push(submission);
     }
@@ -160,10 +177,19 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
 
     let mut failed = false;
     // A mutant is a known mistake; one that loses nothing is a suite defect.
+    // Only the tracks it handed files in for count: a SQLite mutant loses
+    // the PostgreSQL track to its stubs, which says nothing of the suite.
     let perfect_mutants: Vec<&str> = graded
         .iter()
         .filter(|submission| {
-            submission.name.starts_with("mutant-") && submission.score.full_marks()
+            submission.name.starts_with("mutant-")
+                && !submission.submitted.is_empty()
+                && submission
+                    .score
+                    .tracks
+                    .iter()
+                    .filter(|track| submission.submitted.contains(&track.track))
+                    .all(|track| track.full_marks())
         })
         .map(|submission| submission.name.as_str())
         .collect();
@@ -217,6 +243,7 @@ fn grade_one(
         short: String::new(),
         notes: Vec::new(),
         flags: Vec::new(),
+        submitted: Vec::new(),
         elapsed: Duration::ZERO,
     };
     let ignored = ignored_entries(folder);
@@ -228,14 +255,19 @@ fn grade_one(
     }
 
     // The submission's files, or the untouched stub where one is missing.
+    let files = exercise_files();
     let mut sources = Vec::new();
     let mut missing = Vec::new();
-    for file in exercise_files() {
+    for (track, file) in &files {
+        let file = file.as_str();
         match read_submitted(folder, file, context.allowed, &mut graded.notes) {
             Ok(Some(source)) => {
                 let text = String::from_utf8_lossy(&source);
                 graded.flags.extend(flags::scan(file, &text));
                 sources.push(source);
+                if !graded.submitted.contains(track) {
+                    graded.submitted.push(*track);
+                }
             }
             Ok(None) => {
                 missing.push(file);
@@ -256,7 +288,7 @@ fn grade_one(
             missing.join(", ")
         ));
     }
-    for (file, source) in exercise_files().into_iter().zip(&sources) {
+    for ((_, file), source) in files.iter().zip(&sources) {
         write_source(&context.scratch.join(file), source)
             .map_err(|error| format!("cannot write {file} into the scratch copy: {error}"))?;
     }
@@ -328,14 +360,28 @@ fn grade_one(
         Some((trouble, _)) => trouble.short().to_owned(),
         None if graded.score.full_marks() => "pass".to_owned(),
         None => {
-            let failing = graded.score.not_passing();
-            let shown: Vec<&str> = failing.iter().copied().take(6).collect();
-            let more = if failing.len() > shown.len() {
-                " …"
-            } else {
-                ""
-            };
-            format!("fail: {}{more}", shown.join(" "))
+            // "fail: L2.2 L2.6; postgres L3.2": per track short of full marks.
+            let parts: Vec<String> = graded
+                .score
+                .tracks
+                .iter()
+                .filter(|track| !track.full_marks())
+                .map(|track| {
+                    let failing = track.not_passing();
+                    let shown: Vec<&str> = failing.iter().copied().take(6).collect();
+                    let more = if failing.len() > shown.len() {
+                        " …"
+                    } else {
+                        ""
+                    };
+                    let key = match track.track {
+                        Track::Sqlite => String::new(),
+                        _ => format!("{} ", track.track.key()),
+                    };
+                    format!("{key}{}{more}", shown.join(" "))
+                })
+                .collect();
+            format!("fail: {}", parts.join("; "))
         }
     };
     if let Some((_, problem)) = ran.problem {
@@ -344,13 +390,27 @@ fn grade_one(
     Ok(graded)
 }
 
-/// The exercise files, from the claim catalogue, each once.
-fn exercise_files() -> Vec<&'static str> {
-    let files: BTreeSet<&'static str> = CLAIMS
+/// The exercise files of the graded tracks, from the claim catalogue, each
+/// once, track by track: `exercises/apply.rs`, …, then
+/// `exercises/postgres/apply.rs`, … when PostgreSQL is graded.
+fn exercise_files() -> Vec<(Track, String)> {
+    TRACKS
         .iter()
-        .flat_map(|claim| claim.files.iter().copied())
-        .collect();
-    files.into_iter().collect()
+        .flat_map(|&track| {
+            let files: BTreeSet<String> = CLAIMS
+                .iter()
+                .filter(|claim| claim.on(track))
+                .flat_map(|claim| claim.files.iter().map(|file| track.exercise_file(file)))
+                .collect();
+            files.into_iter().map(move |file| (track, file))
+        })
+        .collect()
+}
+
+/// Where a submission holding the files alone keeps an exercise file: its
+/// path without `exercises/` (`apply.rs`, `postgres/apply.rs`).
+fn alone(file: &str) -> &str {
+    file.strip_prefix("exercises/").unwrap_or(file)
 }
 
 /// The submissions: the folders of `dir`, by name, without hidden ones and
@@ -382,7 +442,8 @@ fn submissions(dir: &Path, out: &Path) -> Result<Vec<String>, String> {
 }
 
 /// An exercise file of the submission: `exercises/apply.rs`, else
-/// `apply.rs`; `None` when it has neither. A symbolic link is followed only
+/// `apply.rs` (`exercises/postgres/apply.rs`, else `postgres/apply.rs`);
+/// `None` when it has neither. A symbolic link is followed only
 /// within `allowed`, so a submission cannot make the grader read, and quote
 /// in a compiler error, any other file; a link out of the submission's own
 /// folder is worth a note.
@@ -392,8 +453,7 @@ fn read_submitted(
     allowed: &[PathBuf],
     notes: &mut Vec<String>,
 ) -> Result<Option<Vec<u8>>, String> {
-    let base = Path::new(file).file_name().unwrap_or_default();
-    let Some(path) = [folder.join(file), folder.join(base)]
+    let Some(path) = [folder.join(file), folder.join(alone(file))]
         .into_iter()
         .find(|path| fs::symlink_metadata(path).is_ok())
     else {
@@ -443,19 +503,18 @@ fn write_source(path: &Path, source: &[u8]) -> io::Result<()> {
 }
 
 /// The submission's entries that are not exercise files, for the report.
+/// The folders that may hold exercise files (`exercises/`, and with the
+/// PostgreSQL track `postgres/` and `exercises/postgres/`) are looked into.
 fn ignored_entries(folder: &Path) -> Vec<String> {
     let files = exercise_files();
     let graded_names: BTreeSet<&str> = files
         .iter()
-        .flat_map(|file| {
-            [
-                *file,
-                Path::new(file)
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .unwrap_or(file),
-            ]
-        })
+        .flat_map(|(_, file)| [file.as_str(), alone(file)])
+        .collect();
+    // "", "exercises/", "postgres/", "exercises/postgres/".
+    let folders: BTreeSet<&str> = graded_names
+        .iter()
+        .map(|name| name.rfind('/').map_or("", |slash| &name[..=slash]))
         .collect();
     let mut ignored = Vec::new();
     let mut look = |dir: &Path, prefix: &str| {
@@ -468,15 +527,17 @@ fn ignored_entries(folder: &Path) -> Vec<String> {
             if name.starts_with('.') || graded_names.contains(relative.as_str()) {
                 continue;
             }
-            if prefix.is_empty() && name == "exercises" && entry.path().is_dir() {
+            let is_dir = entry.path().is_dir();
+            if is_dir && folders.contains(format!("{relative}/").as_str()) {
                 continue;
             }
-            let slash = if entry.path().is_dir() { "/" } else { "" };
+            let slash = if is_dir { "/" } else { "" };
             ignored.push(format!("{relative}{slash}"));
         }
     };
-    look(folder, "");
-    look(&folder.join("exercises"), "exercises/");
+    for prefix in &folders {
+        look(&folder.join(prefix), prefix);
+    }
     ignored.sort();
     if ignored.len() > 10 {
         let more = ignored.len() - 8;

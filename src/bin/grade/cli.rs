@@ -19,6 +19,10 @@ usage:
       grade a class: every folder of DIR is one submission, holding
       exercises/apply.rs and exercises/install_generation.rs, or the files alone
 
+  with --features postgres, the PostgreSQL track is graded too, on its own:
+  exercises/postgres/apply.rs and exercises/postgres/install_generation.rs
+  (postgres/apply.rs and postgres/install_generation.rs beside the files alone)
+
 options:
   --submissions DIR     the class, one folder per submission
   --out OUTDIR          where gradebook.csv, <submission>/results.json and the

@@ -4,18 +4,23 @@
 //!
 //! The gradebook holds points only, no timings, so two runs over the same
 //! class give the same bytes and CI can compare them with a committed file.
+//!
+//! With the PostgreSQL track graded (the feature `postgres`), its columns
+//! follow SQLite's (`postgres L1.1`, …, `postgres total`), its claims follow
+//! SQLite's in `results.json` with names that start `PostgreSQL: `, and the
+//! summary has a points column per track. Without it, nothing changes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use fencing_lab::claims::{self, CLAIMS, LESSONS};
+use fencing_lab::claims::{CLAIMS, LESSONS, Track};
 use serde_json::{Map, Value, json};
 
 use crate::flags::Flag;
 use crate::libtest::cut_at_boundary;
-use crate::score::{ClaimScore, Score, Status};
+use crate::score::{ClaimScore, Score, Status, TRACKS};
 
 /// How long an expected gradebook may be; a class is a few kilobytes.
 const MAX_EXPECTED: u64 = 16 << 20;
@@ -28,7 +33,7 @@ const OUTPUT_CHARS: usize = 500;
 pub struct Graded {
     /// The folder's name.
     pub name: String,
-    /// Per claim.
+    /// Per track, per claim.
     pub score: Score,
     /// Why the submission could not be graded in full: a compile error, a
     /// timeout, an early exit, a refused file.
@@ -39,6 +44,9 @@ pub struct Graded {
     pub notes: Vec<String>,
     /// Review flags.
     pub flags: Vec<Flag>,
+    /// The tracks it handed in at least one exercise file for; the others
+    /// were graded as the untouched stubs.
+    pub submitted: Vec<Track>,
     /// Wall-clock time, build and run.
     pub elapsed: Duration,
 }
@@ -56,24 +64,32 @@ impl Graded {
     }
 }
 
-/// The gradebook: a row per submission, a column per claim with the points
-/// earned, and the total.
+/// The gradebook: a row per submission; per graded track a column per claim
+/// with the points earned, and the total. SQLite's columns are the claim ids
+/// and `total`; another track's start with its key (`postgres L1.1`).
 pub fn gradebook(graded: &[Graded]) -> Result<Vec<u8>, String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["submission"];
-    header.extend(CLAIMS.iter().map(|claim| claim.id));
-    header.push("total");
+    let mut header = vec!["submission".to_owned()];
+    for &track in TRACKS {
+        let prefix = match track {
+            Track::Sqlite => String::new(),
+            _ => format!("{} ", track.key()),
+        };
+        header.extend(
+            CLAIMS
+                .iter()
+                .filter(|claim| claim.on(track))
+                .map(|claim| format!("{prefix}{}", claim.id)),
+        );
+        header.push(format!("{prefix}total"));
+    }
     writer.write_record(&header).map_err(csv_error)?;
     for submission in graded {
         let mut row = vec![submission.name.clone()];
-        row.extend(
-            submission
-                .score
-                .claims
-                .iter()
-                .map(|claim| claim.earned.to_string()),
-        );
-        row.push(submission.score.earned().to_string());
+        for track in &submission.score.tracks {
+            row.extend(track.claims.iter().map(|claim| claim.earned.to_string()));
+            row.push(track.earned().to_string());
+        }
         writer.write_record(&row).map_err(csv_error)?;
     }
     writer
@@ -86,13 +102,19 @@ fn csv_error(error: csv::Error) -> String {
 }
 
 /// A submission's `results.json`, in Exercism's field names: one test entry
-/// per claim, its `task_id` the lesson's number.
+/// per claim and track, its `task_id` the lesson's number. SQLite's entries
+/// come first; a PostgreSQL entry's name starts with `PostgreSQL: `.
 pub fn results_json(graded: &Graded) -> Value {
     let tests: Vec<Value> = graded
         .score
-        .claims
+        .tracks
         .iter()
-        .map(|claim| claim_json(claim, graded.error.as_deref()))
+        .flat_map(|track| {
+            track
+                .claims
+                .iter()
+                .map(|claim| claim_json(track.track, claim, graded.error.as_deref()))
+        })
         .collect();
     let mut result = Map::new();
     result.insert("version".into(), json!(3));
@@ -109,15 +131,22 @@ pub fn results_json(graded: &Graded) -> Value {
     Value::Object(result)
 }
 
-fn claim_json(score: &ClaimScore, error: Option<&str>) -> Value {
+fn claim_json(track: Track, score: &ClaimScore, error: Option<&str>) -> Value {
     let claim = score.claim;
     let lesson = claim.lesson();
     let task = LESSONS
         .iter()
         .position(|known| known.id == lesson.id)
         .map_or(0, |index| index + 1);
+    let prefix = match track {
+        Track::Sqlite => String::new(),
+        _ => format!("{}: ", track.name()),
+    };
     let mut test = Map::new();
-    test.insert("name".into(), json!(format!("{} {}", claim.id, claim.text)));
+    test.insert(
+        "name".into(),
+        json!(format!("{prefix}{} {}", claim.id, claim.text)),
+    );
     let (status, message) = match score.status {
         Status::Pass => ("pass", None),
         Status::Fail => {
@@ -190,23 +219,38 @@ fn cut_output(output: &str) -> String {
     cut
 }
 
-/// The terminal summary: one line per submission.
+/// The terminal summary: one line per submission, with a points column per
+/// graded track (`points` alone when SQLite is the only one).
 pub fn summary_table(graded: &[Graded]) -> String {
-    let total = claims::total_points();
-    let rows: Vec<[String; 5]> = graded
+    let mut header = vec!["submission".to_owned()];
+    let mut right = vec![false];
+    for &track in TRACKS {
+        header.push(match TRACKS.len() {
+            1 => "points".to_owned(),
+            _ => track.name().to_owned(),
+        });
+        right.push(true);
+    }
+    header.extend(["result", "flags", "time"].map(String::from));
+    right.extend([false, true, true]);
+    let rows: Vec<Vec<String>> = graded
         .iter()
         .map(|submission| {
-            [
-                submission.name.clone(),
-                format!("{}/{}", submission.score.earned(), total),
-                submission.short.clone(),
-                submission.flags.len().to_string(),
-                format!("{:.1} s", submission.elapsed.as_secs_f64()),
-            ]
+            let mut row = vec![submission.name.clone()];
+            row.extend(
+                submission
+                    .score
+                    .tracks
+                    .iter()
+                    .map(|track| format!("{}/{}", track.earned(), track.total())),
+            );
+            row.push(submission.short.clone());
+            row.push(submission.flags.len().to_string());
+            row.push(format!("{:.1} s", submission.elapsed.as_secs_f64()));
+            row
         })
         .collect();
-    let header = ["submission", "points", "result", "flags", "time"].map(String::from);
-    let mut widths = header.clone().map(|title| title.chars().count());
+    let mut widths: Vec<usize> = header.iter().map(|title| title.chars().count()).collect();
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
@@ -214,20 +258,19 @@ pub fn summary_table(graded: &[Graded]) -> String {
     }
     let mut table = String::new();
     for row in std::iter::once(&header).chain(&rows) {
-        let _ = writeln!(
-            table,
-            "{:<w0$}  {:>w1$}  {:<w2$}  {:>w3$}  {:>w4$}",
-            row[0],
-            row[1],
-            row[2],
-            row[3],
-            row[4],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2],
-            w3 = widths[3],
-            w4 = widths[4],
-        );
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .zip(&right)
+            .map(|((cell, &width), &right)| {
+                if right {
+                    format!("{cell:>width$}")
+                } else {
+                    format!("{cell:<width$}")
+                }
+            })
+            .collect();
+        let _ = writeln!(table, "{}", cells.join("  "));
     }
     table
 }

@@ -3,10 +3,23 @@
 //! and a claim passes only when it has at least one result and every one of
 //! its tests passed. A test that never reported (the run timed out, crashed
 //! or exited first) is not a pass.
+//!
+//! Each track is scored on its own: a claim's result on a track comes from
+//! that track's tests only (`postgres::…` for PostgreSQL), and a track scores
+//! only the claims checked on it. The SQLite track is always graded; the
+//! PostgreSQL track when this grader is built with the feature `postgres`.
 
-use fencing_lab::claims::{self, CLAIMS, Claim};
+use fencing_lab::claims::{self, CLAIMS, Claim, Track};
 
 use crate::libtest::{Failure, TestOutput, Verdict};
+
+/// The tracks this grader grades, in the order it reports them: SQLite, and
+/// PostgreSQL when the grader itself is built with the feature `postgres`.
+pub const TRACKS: &[Track] = if cfg!(feature = "postgres") {
+    &Track::ALL
+} else {
+    &[Track::Sqlite]
+};
 
 /// How one claim came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,24 +49,66 @@ pub struct ClaimScore {
     pub first_failure: Option<(String, Failure)>,
 }
 
-/// A whole run, claim by claim in the catalogue's order.
+/// A whole run: one score per graded track, in [`TRACKS`]' order.
 #[derive(Debug, Clone)]
 pub struct Score {
-    /// One entry per claim of the catalogue.
-    pub claims: Vec<ClaimScore>,
+    /// One entry per graded track.
+    pub tracks: Vec<TrackScore>,
 }
 
 impl Score {
-    /// Scores a run. `listed` is what the test binary's `--list` printed, so
-    /// a test that never reported is known to be missing. Without that list
-    /// no claim can be shown complete, so none is passed.
+    /// Scores a run on every graded track. `listed` is what the test
+    /// binary's `--list` printed, so a test that never reported is known to
+    /// be missing. Without that list no claim can be shown complete, so none
+    /// is passed.
     pub fn of_run(listed: Option<&[String]>, run: &TestOutput) -> Score {
-        let Some(listed) = listed else {
-            return Score::nothing();
-        };
-        let names: Vec<&str> = listed.iter().map(String::as_str).collect();
+        Score {
+            tracks: TRACKS
+                .iter()
+                .map(|&track| match listed {
+                    Some(listed) => TrackScore::of_run(track, listed, run),
+                    None => TrackScore::nothing(track),
+                })
+                .collect(),
+        }
+    }
+
+    /// The score of a suite that never ran: every claim without a result.
+    pub fn nothing() -> Score {
+        Score {
+            tracks: TRACKS
+                .iter()
+                .map(|&track| TrackScore::nothing(track))
+                .collect(),
+        }
+    }
+
+    /// Whether every graded claim passed on every graded track.
+    pub fn full_marks(&self) -> bool {
+        self.tracks.iter().all(TrackScore::full_marks)
+    }
+}
+
+/// One track's result, claim by claim in the catalogue's order.
+#[derive(Debug, Clone)]
+pub struct TrackScore {
+    /// The destination the tests ran against.
+    pub track: Track,
+    /// One entry per claim checked on the track.
+    pub claims: Vec<ClaimScore>,
+}
+
+impl TrackScore {
+    /// Scores the claims checked on `track` from that track's tests alone.
+    fn of_run(track: Track, listed: &[String], run: &TestOutput) -> TrackScore {
+        let names: Vec<&str> = listed
+            .iter()
+            .map(String::as_str)
+            .filter(|name| Track::of_test(name) == track)
+            .collect();
         let claims = CLAIMS
             .iter()
+            .filter(|claim| claim.on(track))
             .map(|claim| {
                 let tests = names
                     .iter()
@@ -93,14 +148,17 @@ impl Score {
                 }
             })
             .collect();
-        Score { claims }
+        TrackScore { track, claims }
     }
 
-    /// The score of a suite that never ran: every claim without a result.
-    pub fn nothing() -> Score {
-        Score {
+    /// The track's score when its suite never ran: every claim without a
+    /// result.
+    fn nothing(track: Track) -> TrackScore {
+        TrackScore {
+            track,
             claims: CLAIMS
                 .iter()
+                .filter(|claim| claim.on(track))
                 .map(|claim| ClaimScore {
                     claim,
                     status: Status::NoResult,
@@ -118,12 +176,12 @@ impl Score {
         self.claims.iter().map(|claim| claim.earned).sum()
     }
 
-    /// The points there are.
+    /// The points there are on the track.
     pub fn total(&self) -> u32 {
-        claims::total_points()
+        claims::total_points_on(self.track)
     }
 
-    /// Whether every graded claim passed. A claim worth 0 points (checked,
+    /// Whether every graded claim of the track passed. A claim worth 0 points (checked,
     /// not graded, like the load test) decides neither the exit status nor
     /// whether a mutant counts as caught: its verdict on a wrong
     /// implementation may depend on timing.

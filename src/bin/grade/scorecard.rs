@@ -2,27 +2,33 @@
 //! when the grader itself was built with `--features solutions`), graded
 //! claim by claim, with the total on a line of its own (`Points X/Y`, for a
 //! classroom's grading step to read) and the first failing claim's hint.
+//!
+//! Built with `--features postgres`, the grader grades the PostgreSQL track
+//! too: the SQLite section comes first, as without the feature, then a
+//! section of the same shape for `exercises/postgres/`, whose total reads
+//! `Points on PostgreSQL X/Y` so that the line `Points X/Y` stays SQLite's.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use fencing_lab::claims::LESSONS;
+use fencing_lab::claims::{LESSONS, Track};
 
-use crate::score::{ClaimScore, Score, Status};
+use crate::score::{ClaimScore, Score, Status, TrackScore};
 use crate::suite::{Built, Suite, Trouble};
 
 /// How many lines of a failing test's message the scorecard quotes.
 const QUOTED_LINES: usize = 16;
 
 /// Builds and runs this checkout's suite and prints the scorecard. Exits 0
-/// only when every claim passes.
+/// only when every claim passes, on every graded track.
 pub fn grade(test_limit: Duration, build_limit: Duration) -> Result<ExitCode, String> {
     let suite = Suite {
         dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
         target_dir: None,
         solutions: cfg!(feature = "solutions"),
+        postgres: cfg!(feature = "postgres"),
         interactive: true,
         tmp_dir: None,
         build_limit,
@@ -72,10 +78,25 @@ pub fn grade(test_limit: Duration, build_limit: Duration) -> Result<ExitCode, St
     })
 }
 
-/// The scorecard as text.
+/// The scorecard as text: a section per graded track. The run's problem,
+/// which concerns every track, is told in the first.
 fn render(score: &Score, problem: Option<&str>) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "\nScorecard: {}", fencing_lab::IMPLEMENTATION);
+    for (index, track) in score.tracks.iter().enumerate() {
+        let told = if index == 0 { problem } else { None };
+        out.push_str(&render_track(track, told, problem.is_some()));
+    }
+    out
+}
+
+/// One track's section.
+fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) -> String {
+    let mut out = String::new();
+    let (heading, points) = match score.track {
+        Track::Sqlite => ("Scorecard", "Points"),
+        Track::Postgres => ("Scorecard on PostgreSQL", "Points on PostgreSQL"),
+    };
+    let _ = writeln!(out, "\n{heading}: {}", implementation(score.track));
     for lesson in LESSONS {
         let _ = writeln!(out, "\n{} {}", lesson.id, lesson.title);
         for claim in score
@@ -101,24 +122,43 @@ fn render(score: &Score, problem: Option<&str>) -> String {
     if let Some(problem) = problem {
         let _ = writeln!(out, "\n{}", capitalized(problem));
     }
-    let _ = writeln!(out, "\nPoints {}/{}", score.earned(), score.total());
+    let _ = writeln!(out, "\n{points} {}/{}", score.earned(), score.total());
     match score.first_not_passing() {
         None => {
             let _ = writeln!(out, "\nEvery claim passes.");
         }
-        Some(first) => out.push_str(&first_failing(first, problem.is_some())),
+        Some(first) => out.push_str(&first_failing(score.track, first, run_problem)),
     }
     out
 }
 
+/// What the track's section grades: the exercises, or the reference.
+fn implementation(track: Track) -> &'static str {
+    match track {
+        Track::Sqlite => fencing_lab::IMPLEMENTATION,
+        Track::Postgres if cfg!(feature = "solutions") => "the reference (solutions/postgres/)",
+        Track::Postgres => "your exercises (exercises/postgres/)",
+    }
+}
+
 /// What the first failing claim means and where to look.
-fn first_failing(first: &ClaimScore, run_problem: bool) -> String {
+fn first_failing(track: Track, first: &ClaimScore, run_problem: bool) -> String {
     let claim = first.claim;
+    let files: Vec<String> = claim
+        .files
+        .iter()
+        .map(|file| track.exercise_file(file))
+        .collect();
+    // The claim's prefix selects its tests on every track the build has.
+    let features = match track {
+        Track::Sqlite => "",
+        Track::Postgres => "--features postgres ",
+    };
     let mut out = String::new();
     let _ = writeln!(out, "\nFirst failing claim: {} {}", claim.id, claim.text);
-    let _ = writeln!(out, "  hint:  {}", claim.hint);
-    let _ = writeln!(out, "  open:  {}", claim.files.join(" and "));
-    let _ = writeln!(out, "  alone: cargo test {}", claim.test_prefix());
+    let _ = writeln!(out, "  hint:  {}", claim.hint_on(track));
+    let _ = writeln!(out, "  open:  {}", files.join(" and "));
+    let _ = writeln!(out, "  alone: cargo test {features}{}", claim.test_prefix());
     match (&first.first_failure, first.status) {
         (Some((test, failure)), _) => {
             let _ = writeln!(out, "  test:  {test}");

@@ -35,6 +35,8 @@ pub struct Suite {
     pub target_dir: Option<PathBuf>,
     /// Build with `--features solutions` (the reference).
     pub solutions: bool,
+    /// Build with `--features postgres` (the PostgreSQL track's tests too).
+    pub postgres: bool,
     /// Show cargo's progress and rendered diagnostics on stderr, as
     /// `cargo test` would, instead of collecting the first error.
     pub interactive: bool,
@@ -90,7 +92,7 @@ impl Trouble {
 /// What a test run gave.
 #[derive(Debug)]
 pub struct Ran {
-    /// Per claim.
+    /// Per track, per claim.
     pub score: Score,
     /// Why the run did not finish cleanly, and what happened, if it did not.
     pub problem: Option<(Trouble, String)>,
@@ -113,8 +115,12 @@ impl Suite {
             // The lock file is the lab's: a class builds exactly that.
             command.args(["--message-format=json", "--locked", "--color", "never"]);
         }
-        if self.solutions {
-            command.args(["--features", "solutions"]);
+        let features: Vec<&str> = [(self.solutions, "solutions"), (self.postgres, "postgres")]
+            .into_iter()
+            .filter_map(|(on, feature)| on.then_some(feature))
+            .collect();
+        if !features.is_empty() {
+            command.args(["--features", &features.join(",")]);
         }
         if let Some(target_dir) = &self.target_dir {
             command.env("CARGO_TARGET_DIR", target_dir);

@@ -344,7 +344,6 @@ impl Destination {
     }
 }
 
-
 /// An open transaction on a [`Destination`]. Dropping it without
 /// [`commit`](Tx::commit) rolls everything back, which is what makes `?` on
 /// an error safe.

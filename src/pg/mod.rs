@@ -358,7 +358,6 @@ impl PgDestination {
     }
 }
 
-
 /// An open transaction on a [`PgDestination`]. Dropping it without
 /// [`commit`](PgTx::commit) rolls everything back and releases its row
 /// locks, which is what makes `?` on an error safe.

@@ -10,7 +10,8 @@
 //! before reading the generation ([`PgTx::installed_generation`]).
 //!
 //! Contention stays immediate and typed, as in the SQLite lab: the row lock
-//! is taken with `NOWAIT`, and every session runs with `lock_timeout = 1ms`,
+//! is taken with `NOWAIT`, and every worker's and the authority's session
+//! runs with `lock_timeout = 1ms`,
 //! so a statement that would wait for a lock fails at once with SQLSTATE
 //! 55P03, which becomes [`LabError::Contention`]. A test whose destination is
 //! paused at a checkpoint can never hang on it. Serialization failures
@@ -98,8 +99,26 @@ const SCHEMA: &str = "
     INSERT INTO resources (name, generation, value) VALUES ('fund-A', 1, 0), ('fund-B', 1, 0);
 ";
 
-/// Every session's settings: wait for no lock (see the module's docs).
-const SESSION_OPTIONS: &str = "-c lock_timeout=1ms";
+/// How long a session waits for a lock.
+#[derive(Debug, Clone, Copy)]
+enum Wait {
+    /// Workers, the authority and the probes: 1 ms, so contention is
+    /// immediate (see the module's docs).
+    No,
+    /// The harness's own plumbing (creating and dropping a lab's schema,
+    /// the observer): ten seconds. Catalog locks taken by other tests'
+    /// setup are not the contention under test.
+    Plumbing,
+}
+
+impl Wait {
+    fn lock_timeout(self) -> &'static str {
+        match self {
+            Wait::No => "1ms",
+            Wait::Plumbing => "10s",
+        }
+    }
+}
 
 /// The environment variable that hands a child process its parent's lab:
 /// `<schema> <conninfo>` (see [`PgLab::address`]).
@@ -139,7 +158,7 @@ impl PgLab {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
-        let mut admin = connect(&server.conninfo, None).map_err(|error| {
+        let mut admin = connect(&server.conninfo, None, Wait::Plumbing).map_err(|error| {
             LabError::ServerUnavailable(format!(
                 "cannot connect to {}: {}",
                 server.origin,
@@ -155,7 +174,7 @@ impl PgLab {
                 observer: Mutex::new(None),
             }),
         };
-        lab.connect_client()?.batch_execute(SCHEMA)?;
+        lab.connect_client(Wait::Plumbing)?.batch_execute(SCHEMA)?;
         Ok(lab)
     }
 
@@ -184,14 +203,14 @@ impl PgLab {
     /// Opens a new session for a worker or the authority.
     pub fn connect(&self) -> Result<PgDestination, LabError> {
         Ok(PgDestination {
-            client: self.connect_client()?,
+            client: self.connect_client(Wait::No)?,
             hook: RefCell::new(None),
         })
     }
 
     /// A plain session in this lab's schema.
-    fn connect_client(&self) -> Result<Client, LabError> {
-        connect(&self.inner.conninfo, Some(&self.inner.schema))
+    fn connect_client(&self, wait: Wait) -> Result<Client, LabError> {
+        connect(&self.inner.conninfo, Some(&self.inner.schema), wait)
     }
 
     /// Runs `read` on the observer's session.
@@ -205,7 +224,7 @@ impl PgLab {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if observer.is_none() {
-            *observer = Some(self.connect_client()?);
+            *observer = Some(self.connect_client(Wait::Plumbing)?);
         }
         match observer.as_mut() {
             Some(client) => read(client),
@@ -249,7 +268,7 @@ impl PgLab {
     /// at once: `Err(LabError::Contention)` means another transaction holds
     /// it. Other rows are not touched.
     pub fn probe_row_lock(&self, resource: &str) -> Result<(), LabError> {
-        let mut client = self.connect_client()?;
+        let mut client = self.connect_client(Wait::No)?;
         let mut tx = client.transaction()?;
         lock_row(&mut tx, resource)?;
         Ok(tx.rollback()?)
@@ -258,7 +277,7 @@ impl PgLab {
     /// Opens a session that holds `resource`'s row lock until the returned
     /// guard is released or dropped: another writer, standing still.
     pub fn hold_row_lock(&self, resource: &str) -> Result<RowLockHolder, LabError> {
-        let mut client = self.connect_client()?;
+        let mut client = self.connect_client(Wait::No)?;
         client.batch_execute("BEGIN")?;
         client
             .query_opt(
@@ -280,11 +299,8 @@ impl Drop for Inner {
         if let Ok(observer) = self.observer.get_mut() {
             observer.take();
         }
-        if let Ok(mut admin) = connect(&self.conninfo, None) {
-            let _ = admin.batch_execute(&format!(
-                "SET lock_timeout = '10s'; DROP SCHEMA {} CASCADE",
-                self.schema
-            ));
+        if let Ok(mut admin) = connect(&self.conninfo, None, Wait::Plumbing) {
+            let _ = admin.batch_execute(&format!("DROP SCHEMA {} CASCADE", self.schema));
         }
     }
 }
@@ -303,13 +319,16 @@ impl RowLockHolder {
 }
 
 /// A session on `conninfo`, in `schema` when given, with the lab's settings.
-fn connect(conninfo: &str, schema: Option<&str>) -> Result<Client, LabError> {
+fn connect(conninfo: &str, schema: Option<&str>, wait: Wait) -> Result<Client, LabError> {
     let mut config: Config = conninfo
         .parse()
         .map_err(|error| LabError::ServerUnavailable(format!("bad connection string: {error}")))?;
     match schema {
-        Some(schema) => config.options(&format!("{SESSION_OPTIONS} -c search_path={schema}")),
-        None => config.options(SESSION_OPTIONS),
+        Some(schema) => config.options(&format!(
+            "-c lock_timeout={} -c search_path={schema}",
+            wait.lock_timeout()
+        )),
+        None => config.options(&format!("-c lock_timeout={}", wait.lock_timeout())),
     };
     Ok(config.connect(NoTls)?)
 }

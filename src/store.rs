@@ -8,19 +8,12 @@
 //! the right one.
 
 use crate::checkpoint::Checkpoint;
-use crate::claims::Track;
 use crate::{LabError, Outcome, Record, State};
 
 /// One lab: a destination with `fund-A` and `fund-B`, and an observer.
 pub trait Store: Clone + 'static {
     /// A connection to it.
     type Session: Session;
-
-    /// Which destination this is.
-    const TRACK: Track;
-
-    /// A fresh lab in its default setup.
-    fn fresh() -> Result<Self, LabError>;
 
     /// Opens a new connection for a worker or the authority.
     fn connect(&self) -> Result<Self::Session, LabError>;
@@ -73,12 +66,6 @@ pub trait Session {
 
 impl Store for crate::Lab {
     type Session = crate::Destination;
-    const TRACK: Track = Track::Sqlite;
-
-    /// A lab in the rollback-journal mode.
-    fn fresh() -> Result<Self, LabError> {
-        crate::Lab::new(crate::Journal::Rollback)
-    }
 
     fn connect(&self) -> Result<Self::Session, LabError> {
         crate::Lab::connect(self)
@@ -141,12 +128,6 @@ impl Session for crate::Destination {
 #[cfg(feature = "postgres")]
 impl Store for crate::pg::PgLab {
     type Session = crate::pg::PgDestination;
-    const TRACK: Track = Track::Postgres;
-
-    /// A lab in a schema of its own on the process's server.
-    fn fresh() -> Result<Self, LabError> {
-        crate::pg::PgLab::new()
-    }
 
     fn connect(&self) -> Result<Self::Session, LabError> {
         crate::pg::PgLab::connect(self)

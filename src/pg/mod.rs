@@ -223,13 +223,11 @@ impl PgLab {
             .observer
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if observer.is_none() {
-            *observer = Some(self.connect_client(Wait::Plumbing)?);
-        }
-        match observer.as_mut() {
-            Some(client) => read(client),
-            None => unreachable!("the observer was connected above"),
-        }
+        let client = match observer.as_mut() {
+            Some(client) => client,
+            None => observer.insert(self.connect_client(Wait::Plumbing)?),
+        };
+        read(client)
     }
 
     /// Reads a resource's generation and value, outside every transaction
@@ -279,12 +277,7 @@ impl PgLab {
     pub fn hold_row_lock(&self, resource: &str) -> Result<RowLockHolder, LabError> {
         let mut client = self.connect_client(Wait::No)?;
         client.batch_execute("BEGIN")?;
-        client
-            .query_opt(
-                "SELECT 1 FROM resources WHERE name = $1 FOR UPDATE NOWAIT",
-                &[&resource],
-            )?
-            .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))?;
+        lock_row(&mut client, resource)?;
         Ok(RowLockHolder { client })
     }
 }

@@ -18,17 +18,22 @@ fn probe_and_install(
     resource: &str,
     generation: i64,
 ) -> Result<(), LabError> {
-    let probe = match lab.probe_row_lock(resource) {
-        Ok(()) => "acquired the row lock".to_owned(),
-        Err(error) => describe_error(&error),
-    };
-    seen.push(format!("probe {resource}: {probe}"));
+    seen.push(probe(lab, resource));
     let install = lab.connect()?.install_generation(resource, generation);
     seen.push(format!(
         "install {resource}: {}",
         describe_install(&install)
     ));
     Ok(())
+}
+
+/// May another session lock `resource`'s row right now? As "probe …: …".
+fn probe(lab: &PgLab, resource: &str) -> String {
+    let got = match lab.probe_row_lock(resource) {
+        Ok(()) => "acquired the row lock".to_owned(),
+        Err(error) => describe_error(&error),
+    };
+    format!("probe {resource}: {got}")
 }
 
 /// What `probe_and_install` must see while `resource`'s row is locked.
@@ -127,11 +132,7 @@ fn l3_7_apply_paused_on_fund_a_leaves_fund_b_free(lab: Lab) {
     let seen = Seen::default();
     let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
     pause_at(&mut worker, Checkpoint::BeforeEffect, move || {
-        let a = match hook_lab.probe_row_lock(A) {
-            Ok(()) => "acquired the row lock".to_owned(),
-            Err(error) => describe_error(&error),
-        };
-        hook_seen.push(format!("probe {A}: {a}"));
+        hook_seen.push(probe(&hook_lab, A));
         probe_and_install(&hook_lab, &hook_seen, B, 2)?;
         let apply = hook_lab.connect()?.apply(B, 2, "b1", 3);
         hook_seen.push(format!("apply {B}: {}", describe(&apply)));

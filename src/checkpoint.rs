@@ -19,6 +19,9 @@ pub enum Checkpoint {
     /// Just after [`Tx::installed_generation`](crate::Tx::installed_generation)
     /// read the installed generation.
     GenerationRead,
+    /// Just after [`Tx::find_record`](crate::Tx::find_record) looked up a
+    /// request's record, whether it found one or not.
+    RecordRead,
     /// Just before [`Tx::set_value`](crate::Tx::set_value) writes: every
     /// check is done and the effect is next.
     BeforeEffect,
@@ -38,6 +41,7 @@ impl fmt::Display for Checkpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Checkpoint::GenerationRead => "after the generation was read",
+            Checkpoint::RecordRead => "after the record was looked up",
             Checkpoint::BeforeEffect => "before the effect",
             Checkpoint::BeforeRecord => "before the record",
             Checkpoint::BeforeInstall => "before the install",

@@ -402,7 +402,7 @@ impl Tx<'_> {
         resource: &str,
         request_id: &str,
     ) -> Result<Option<Record>, LabError> {
-        Ok(self
+        let record = self
             .tx
             .prepare_cached(
                 "SELECT resource, request_id, delta, result, generation FROM requests
@@ -412,7 +412,9 @@ impl Tx<'_> {
                 named_params! { ":resource": resource, ":request_id": request_id },
                 record_from_row,
             )
-            .optional()?)
+            .optional()?;
+        run_hook(self.hook, Checkpoint::RecordRead)?;
+        Ok(record)
     }
 
     /// Stores a record.

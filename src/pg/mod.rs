@@ -439,7 +439,7 @@ impl<'a> PgTx<'a> {
         resource: &str,
         request_id: &str,
     ) -> Result<Option<Record>, LabError> {
-        Ok(self
+        let record = self
             .tx
             .query_opt(
                 "SELECT resource, request_id, delta, result, generation FROM requests
@@ -447,7 +447,9 @@ impl<'a> PgTx<'a> {
                 &[&resource, &request_id],
             )?
             .as_ref()
-            .map(record_from_row))
+            .map(record_from_row);
+        run_hook(self.hook, Checkpoint::RecordRead)?;
+        Ok(record)
     }
 
     /// Stores a record.

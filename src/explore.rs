@@ -671,7 +671,10 @@ impl Run {
                 // One install per call at most: an authority that met
                 // contention waits for the call to return before it moves.
                 if !tried.get()
-                    && checkpoint != Checkpoint::BeforeInstall
+                    && !matches!(
+                        checkpoint,
+                        Checkpoint::BeforeInstall | Checkpoint::CallStarted
+                    )
                     && shared.install_pending()
                     && shared.choose(2) == 1
                 {

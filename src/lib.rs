@@ -33,6 +33,8 @@
 //! - [`story`]: the lab's scenarios, lesson by lesson, written to a
 //!   [`Transcript`](transcript::Transcript).
 //! - [`transcript`]: the plain-text record of a scenario.
+//! - [`watch`]: how a SQLite connection's statements, whoever wrote them,
+//!   reach the checkpoints.
 //! - `exercises/` and `solutions/`: the two functions, stub and reference.
 
 pub mod checkpoint;
@@ -47,6 +49,7 @@ pub mod pg;
 pub mod store;
 pub mod story;
 pub mod transcript;
+pub mod watch;
 
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
@@ -117,8 +120,10 @@ pub fn install_generation(
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {
-    guard("install_generation", claims::INSTALL, || {
-        install_generation_impl::install_generation(db, resource, new_generation)
+    db.hooks().around(|| {
+        guard("install_generation", claims::INSTALL, || {
+            install_generation_impl::install_generation(db, resource, new_generation)
+        })
     })
 }
 
@@ -132,8 +137,10 @@ pub fn apply(
     request_id: &str,
     delta: i64,
 ) -> Result<Outcome, LabError> {
-    guard("apply", claims::APPLY, || {
-        apply_impl::apply(db, resource, generation, request_id, delta)
+    db.hooks().around(|| {
+        guard("apply", claims::APPLY, || {
+            apply_impl::apply(db, resource, generation, request_id, delta)
+        })
     })
 }
 

@@ -309,13 +309,15 @@ fn paused_apply(t: &Transcript, claim: &'static str, journal: Journal) -> Result
         format_args!("journal mode: {}", s.lab.journal_mode_in_file()?),
     );
     let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    // Connected before the pause: while apply holds the lock, a new
+    // connection could not always even read the schema.
+    let mut hook_authority = s.connect()?;
     let hook_scene = s.clone();
     worker.on_checkpoint(move |checkpoint| {
         if checkpoint == Checkpoint::BeforeEffect {
             hook_scene.say("", "(apply paused between validation and effect)");
             hook_scene.probe();
-            let mut authority = hook_scene.lab.connect()?;
-            let _ = hook_scene.install("authority", &mut authority, A, 2);
+            let _ = hook_scene.install("authority", &mut hook_authority, A, 2);
         }
         Ok(())
     });

@@ -4,16 +4,16 @@
 //! A race made with `sleep` happens sometimes; a race made with a checkpoint
 //! happens every time. A checkpoint is reached by what the code does to the
 //! database, not by which function it calls: on SQLite every statement of a
-//! worker's or authority's connection is watched ([`crate::watch`]), so a
-//! correct solution that writes with its own SQL pauses where the reference
-//! does. While the hook runs, the destination is paused exactly there, with
+//! worker's or authority's connection is watched ([`crate::watch`]), on
+//! PostgreSQL every write (`crate::pg`), so a correct solution that writes
+//! with its own SQL pauses where the reference does. While the hook runs, the destination is paused exactly there, with
 //! whatever locks it holds; the hook may act on other connections and then
 //! let it go on (`Ok(())`) or inject a fault (`Err(..)`).
 //!
 //! One mechanism serves both destinations: [`Hooks`] holds a connection's
 //! hook and decides when it runs; each destination only reports what its
-//! statements reached (PostgreSQL from its transaction's methods, see
-//! `crate::pg`).
+//! statements reached (PostgreSQL from triggers that wait in the server and
+//! from its transaction's read methods, see `crate::pg`).
 //!
 //! Two things a test can rely on, whoever wrote the code under test:
 //!
@@ -83,8 +83,8 @@ pub type Hook = Box<dyn FnMut(Checkpoint) -> Result<(), LabError>>;
 ///
 /// How a destination learns that a checkpoint was reached is its own
 /// business (SQLite: temporary triggers and a statement trace, see
-/// [`crate::db`]; PostgreSQL: its transaction's methods). What happens
-/// then is this type's, for both.
+/// [`crate::db`]; PostgreSQL: triggers that wait in the server, and its
+/// transaction's read methods). What happens then is this type's, for both.
 #[derive(Default)]
 pub(crate) struct Hooks {
     /// The test's hook; `None` outside tests that pause.
@@ -119,6 +119,13 @@ impl Hooks {
     /// Removes the hook.
     pub(crate) fn clear(&self) {
         *self.hook.borrow_mut() = None;
+    }
+
+    /// Whether a hook is installed: without one, no checkpoint can pause
+    /// or fail anything.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) fn is_set(&self) -> bool {
+        self.hook.borrow().is_some()
     }
 
     /// A checkpoint the code under test reached where it can still be

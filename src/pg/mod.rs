@@ -21,6 +21,7 @@
 //! Each [`PgLab`] is its own schema on the process's [`server`], dropped with
 //! the lab: the tests share a server but never a table.
 
+mod gate;
 pub mod server;
 
 use std::rc::Rc;
@@ -57,7 +58,7 @@ pub fn install_generation(
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {
-    db.hooks().around(|| {
+    gate::serve(db, |db| {
         guard("install_generation", PG_INSTALL, || {
             install_generation_impl::install_generation(db, resource, new_generation)
         })
@@ -74,7 +75,7 @@ pub fn apply(
     request_id: &str,
     delta: i64,
 ) -> Result<Outcome, LabError> {
-    db.hooks().around(|| {
+    gate::serve(db, |db| {
         guard("apply", PG_APPLY, || {
             apply_impl::apply(db, resource, generation, request_id, delta)
         })
@@ -143,6 +144,9 @@ struct Inner {
     owned: bool,
     /// A session for the observer's reads, opened on first use.
     observer: Mutex<Option<Client>>,
+    /// The session that holds the gates of paused sessions (see
+    /// [`gate`]), opened on first use.
+    control: Mutex<Option<Client>>,
 }
 
 impl PgLab {
@@ -161,7 +165,7 @@ impl PgLab {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
-        let mut admin = connect(&server.conninfo, None, Wait::Plumbing).map_err(|error| {
+        let mut admin = connect(&server.conninfo, None, Wait::Plumbing, None).map_err(|error| {
             LabError::ServerUnavailable(format!(
                 "cannot connect to {}: {}",
                 server.origin,
@@ -175,9 +179,12 @@ impl PgLab {
                 schema,
                 owned: true,
                 observer: Mutex::new(None),
+                control: Mutex::new(None),
             }),
         };
-        lab.connect_client(Wait::Plumbing)?.batch_execute(SCHEMA)?;
+        let mut setup = lab.connect_client(Wait::Plumbing)?;
+        setup.batch_execute(SCHEMA)?;
+        setup.batch_execute(gate::TRIGGERS)?;
         Ok(lab)
     }
 
@@ -194,6 +201,7 @@ impl PgLab {
                 schema: schema.to_owned(),
                 owned: false,
                 observer: Mutex::new(None),
+                control: Mutex::new(None),
             }),
         })
     }
@@ -205,15 +213,43 @@ impl PgLab {
 
     /// Opens a new session for a worker or the authority.
     pub fn connect(&self) -> Result<PgDestination, LabError> {
+        let link = Arc::new(gate::Link::default());
+        let notices = Arc::clone(&link);
+        let client = connect(
+            &self.inner.conninfo,
+            Some(&self.inner.schema),
+            Wait::No,
+            Some(Box::new(move |notice| notices.notice(&notice))),
+        )?;
         Ok(PgDestination {
-            client: self.connect_client(Wait::No)?,
-            hooks: Rc::default(),
+            client,
+            link,
+            lab: self.clone(),
+            id: gate::new_id(),
+            session: None,
         })
     }
 
     /// A plain session in this lab's schema.
     fn connect_client(&self, wait: Wait) -> Result<Client, LabError> {
-        connect(&self.inner.conninfo, Some(&self.inner.schema), wait)
+        connect(&self.inner.conninfo, Some(&self.inner.schema), wait, None)
+    }
+
+    /// Runs `act` on the control session, which holds the gates.
+    fn control<T>(
+        &self,
+        act: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, LabError> {
+        let mut control = self
+            .inner
+            .control
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let client = match control.as_mut() {
+            Some(client) => client,
+            None => control.insert(self.connect_client(Wait::Plumbing)?),
+        };
+        Ok(act(client)?)
     }
 
     /// Runs `read` on the observer's session.
@@ -295,7 +331,10 @@ impl Drop for Inner {
         if let Ok(observer) = self.observer.get_mut() {
             observer.take();
         }
-        if let Ok(mut admin) = connect(&self.conninfo, None, Wait::Plumbing) {
+        if let Ok(control) = self.control.get_mut() {
+            control.take();
+        }
+        if let Ok(mut admin) = connect(&self.conninfo, None, Wait::Plumbing, None) {
             let _ = admin.batch_execute(&format!("DROP SCHEMA {} CASCADE", self.schema));
         }
     }
@@ -314,8 +353,17 @@ impl RowLockHolder {
     }
 }
 
-/// A session on `conninfo`, in `schema` when given, with the lab's settings.
-fn connect(conninfo: &str, schema: Option<&str>, wait: Wait) -> Result<Client, LabError> {
+/// What a session does with a notice from the server.
+type Notices = Box<dyn Fn(postgres::error::DbError) + Send + Sync>;
+
+/// A session on `conninfo`, in `schema` when given, with the lab's settings;
+/// `notices` hears the server's notices (the checkpoints' announcements).
+fn connect(
+    conninfo: &str,
+    schema: Option<&str>,
+    wait: Wait,
+    notices: Option<Notices>,
+) -> Result<Client, LabError> {
     let mut config: Config = conninfo
         .parse()
         .map_err(|error| LabError::ServerUnavailable(format!("bad connection string: {error}")))?;
@@ -326,18 +374,29 @@ fn connect(conninfo: &str, schema: Option<&str>, wait: Wait) -> Result<Client, L
         )),
         None => config.options(&format!("-c lock_timeout={}", wait.lock_timeout())),
     };
+    if let Some(notices) = notices {
+        config.notice_callback(notices);
+    }
     Ok(config.connect(NoTls)?)
 }
 
-/// What a session notes when the code under test runs SQL of its own.
-const OWN_SQL: &str = "this call ran SQL of its own through `tx.sql()`; on PostgreSQL the lab pauses a call and injects faults only inside `PgTx`'s methods (`installed_generation`, `find_record`, `set_value`, `insert_record`, `set_generation`), so this test could not reach it where it needed to. Use those methods where the test pauses, or check this claim on SQLite, where every statement reaches the checkpoints";
-
 /// One session to the server, as a worker or the authority holds it.
+///
+/// It is `Send`: while a call with a hook runs, the learner's code uses it
+/// on a thread of its own, and the calling thread runs the hook (see
+/// [`gate`]). The hook itself stays on the thread that installed it.
 pub struct PgDestination {
     /// The session (lock timeout 1 ms, this lab's schema).
     client: Client,
-    /// Its checkpoints: the test's hook and what is pending.
-    hooks: Rc<Hooks>,
+    /// What the learner's thread shares with the thread serving its
+    /// checkpoints.
+    link: Arc<gate::Link>,
+    /// The lab, whose control session holds this session's gate.
+    lab: PgLab,
+    /// This session's key for its hooks (kept per thread, see [`gate`]).
+    id: u64,
+    /// The session's backend pid, once asked.
+    session: Option<i32>,
 }
 
 impl PgDestination {
@@ -345,39 +404,55 @@ impl PgDestination {
     /// locks nothing by itself: rows are locked by the statements that
     /// touch them ([`PgTx::lock_row`] first of all).
     pub fn begin(&mut self) -> Result<PgTx<'_>, LabError> {
-        let PgDestination { client, hooks } = self;
+        let PgDestination { client, link, .. } = self;
         Ok(PgTx {
             tx: client.transaction()?,
-            hooks,
+            link,
         })
     }
 
-    /// Installs the hook that runs at every checkpoint of this session.
+    /// Installs the hook that runs at every checkpoint of this session, on
+    /// the thread that installs it.
     pub fn on_checkpoint(
         &mut self,
         hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static,
     ) {
-        self.hooks.set(Box::new(hook));
+        self.hooks().set(Box::new(hook));
     }
 
     /// Removes the hook.
     pub fn clear_checkpoint(&mut self) {
-        self.hooks.clear();
+        self.hooks().clear();
     }
 
-    /// This session's checkpoints, to run a call around.
+    /// This session's checkpoints on this thread, to run a call around.
     pub(crate) fn hooks(&self) -> Rc<Hooks> {
-        Rc::clone(&self.hooks)
+        gate::hooks(self.id)
     }
 
     /// Why the last call could not be fully observed, if it could not.
     pub fn unobserved(&self) -> Option<&'static str> {
-        self.hooks.unobserved()
+        self.hooks().unobserved()
+    }
+
+    /// The session's backend pid, the key of its gate.
+    fn session(&mut self) -> Result<i32, LabError> {
+        if let Some(pid) = self.session {
+            return Ok(pid);
+        }
+        let pid: i32 = self.client.query_one("SELECT pg_backend_pid()", &[])?.get(0);
+        Ok(*self.session.insert(pid))
     }
 
     /// The raw session, for the harness's counterexamples.
     pub(crate) fn client(&mut self) -> &mut Client {
         &mut self.client
+    }
+}
+
+impl Drop for PgDestination {
+    fn drop(&mut self) {
+        gate::forget(self.id);
     }
 }
 
@@ -387,8 +462,8 @@ impl PgDestination {
 pub struct PgTx<'a> {
     /// The transaction (rolls back on drop).
     tx: postgres::Transaction<'a>,
-    /// The destination's checkpoints.
-    hooks: &'a Hooks,
+    /// What reaches the checkpoints from the client (the reads).
+    link: &'a gate::Link,
 }
 
 impl<'a> PgTx<'a> {
@@ -409,15 +484,15 @@ impl<'a> PgTx<'a> {
     /// [`Checkpoint::GenerationRead`].
     pub fn installed_generation(&mut self, resource: &str) -> Result<i64, LabError> {
         let generation = read_state(&mut self.tx, resource)?.generation;
-        self.hooks.reached(Checkpoint::GenerationRead)?;
+        self.link.reached(Checkpoint::GenerationRead)?;
         Ok(generation)
     }
 
     /// Writes a new installed generation for `resource`.
     ///
-    /// Checkpoint before writing: [`Checkpoint::BeforeInstall`].
+    /// Checkpoint before writing: [`Checkpoint::BeforeInstall`] (in the
+    /// server, like every write's).
     pub fn set_generation(&mut self, resource: &str, generation: i64) -> Result<(), LabError> {
-        self.hooks.reached(Checkpoint::BeforeInstall)?;
         self.update(
             "UPDATE resources SET generation = $1 WHERE name = $2",
             resource,
@@ -434,9 +509,9 @@ impl<'a> PgTx<'a> {
 
     /// Writes a new value for `resource`: the effect.
     ///
-    /// Checkpoint before writing: [`Checkpoint::BeforeEffect`].
+    /// Checkpoint before writing: [`Checkpoint::BeforeEffect`] (in the
+    /// server, like every write's).
     pub fn set_value(&mut self, resource: &str, value: i64) -> Result<(), LabError> {
-        self.hooks.reached(Checkpoint::BeforeEffect)?;
         self.update(
             "UPDATE resources SET value = $1 WHERE name = $2",
             resource,
@@ -459,15 +534,15 @@ impl<'a> PgTx<'a> {
             )?
             .as_ref()
             .map(record_from_row);
-        self.hooks.reached(Checkpoint::RecordRead)?;
+        self.link.reached(Checkpoint::RecordRead)?;
         Ok(record)
     }
 
     /// Stores a record.
     ///
-    /// Checkpoint before writing: [`Checkpoint::BeforeRecord`].
+    /// Checkpoint before writing: [`Checkpoint::BeforeRecord`] (in the
+    /// server, like every write's).
     pub fn insert_record(&mut self, record: &Record) -> Result<(), LabError> {
-        self.hooks.reached(Checkpoint::BeforeRecord)?;
         self.tx.execute(
             "INSERT INTO requests (resource, request_id, delta, result, generation)
              VALUES ($1, $2, $3, $4, $5)",
@@ -491,12 +566,15 @@ impl<'a> PgTx<'a> {
     /// The transaction itself, for SQL the methods above do not offer. The
     /// reference never needs it.
     ///
-    /// On PostgreSQL the checkpoints are reached only inside the methods
-    /// above: a statement run here is not seen by them. So the session
-    /// notes that this call used its own SQL, and a test that could not
-    /// pause it says so instead of guessing at a mistake.
+    /// A write run here reaches its checkpoint in the server, like the
+    /// methods' writes. A read does not: PostgreSQL has no trigger on
+    /// `SELECT`, and the read checkpoints fire only in
+    /// [`installed_generation`](PgTx::installed_generation) and
+    /// [`find_record`](PgTx::find_record). So the session notes that this
+    /// call used its own SQL, and a test that needed to pause after such a
+    /// read says so instead of guessing at a mistake.
     pub fn sql(&mut self) -> &mut postgres::Transaction<'a> {
-        self.hooks.note_unobserved(OWN_SQL);
+        self.link.note_own_sql();
         &mut self.tx
     }
 
@@ -550,6 +628,10 @@ impl From<postgres::Error> for LabError {
     /// [`LabError::Contention`]; a serialization failure (40001) is
     /// [`LabError::SerializationFailure`]. Neither judged the request.
     fn from(error: postgres::Error) -> Self {
+        // A fault a test injected at a checkpoint comes back as itself.
+        if let Some(fault) = gate::take_fault(&error) {
+            return fault;
+        }
         match error.code() {
             Some(code) if *code == SqlState::LOCK_NOT_AVAILABLE => LabError::Contention,
             Some(code) if *code == SqlState::T_R_DEADLOCK_DETECTED => LabError::Contention,

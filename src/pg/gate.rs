@@ -1,0 +1,392 @@
+//! How a PostgreSQL session reaches its checkpoints in the server, whatever
+//! SQL the code under test runs.
+//!
+//! A worker's or the authority's statement is paused where it stands, inside
+//! the server, holding whatever locks it holds, while the test's hook runs;
+//! then it goes on, or fails with the fault the hook asked for. The pieces:
+//!
+//! - **Triggers** ([`TRIGGERS`], created in every lab's schema): before a row
+//!   of `resources` gets a new `value` ([`Checkpoint::BeforeEffect`]) or a
+//!   new `generation` ([`Checkpoint::BeforeInstall`]), and before a row goes
+//!   into `requests` ([`Checkpoint::BeforeRecord`]), the row trigger calls
+//!   `fencing_lab_checkpoint()`. By then an `UPDATE` holds the row's lock.
+//! - **A gate per session**, made of advisory locks keyed by the session's
+//!   backend pid. While a call with a hook runs, the lab's control session
+//!   holds the gate `(pid, n)` exclusively. The trigger function finds it
+//!   in `pg_locks`, announces the checkpoint with `RAISE NOTICE`, and waits
+//!   for a shared lock on it. A session that is not in such a call has no
+//!   gate, and its statements pass straight through.
+//! - **The announcement** reaches the client's notice callback (set when the
+//!   session connects), which sends it over a channel to the thread that
+//!   called `apply` or `install_generation`. That thread runs the hook: the
+//!   learner's code runs on a thread of its own meanwhile ([`serve`]), since
+//!   its statement is blocked in the server until the hook is done.
+//! - **The release**: the control session first takes the next gate
+//!   `(pid, n + 1)`, takes or lets go of the fault lock `(pid, 0)`, and only
+//!   then lets `(pid, n)` go. The session wakes, sees whether the fault lock
+//!   is held, and either goes on (its next checkpoint waits at `n + 1`) or
+//!   raises SQLSTATE `FL001`. `?` turns that back into the hook's own
+//!   [`LabError`] ([`take_fault`]), and the statement, with the transaction,
+//!   has failed like a real fault.
+//!
+//! Reads are not watched in the server: PostgreSQL has no trigger on
+//! `SELECT`. [`Checkpoint::GenerationRead`] and [`Checkpoint::RecordRead`]
+//! fire from [`PgTx::installed_generation`](super::PgTx::installed_generation)
+//! and [`PgTx::find_record`](super::PgTx::find_record), over the same
+//! channel; a call that runs SQL of its own through
+//! [`PgTx::sql`](super::PgTx::sql) is noted, so a test that needed such a
+//! read says so instead of guessing at a mistake ([`OWN_SQL`]).
+//!
+//! Every wait is bounded: the session waits at a gate for at most
+//! [`STUCK`] (then its statement fails with SQLSTATE `FL002`), and the
+//! calling thread waits as long for the next announcement before it cancels
+//! the statement and fails the test.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::panic;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread;
+use std::time::Duration;
+
+use postgres::NoTls;
+use postgres::error::DbError;
+
+use super::{PgDestination, PgLab};
+use crate::LabError;
+use crate::checkpoint::{Checkpoint, Hooks};
+
+/// How long a paused session, or the thread serving it, waits for the other
+/// side before the protocol counts as stuck. Far longer than any hook runs.
+pub(crate) const STUCK: Duration = Duration::from_secs(60);
+
+/// The trigger function and its triggers, created in every lab's schema.
+/// The function's own `lock_timeout` (restored when it returns) lets it wait
+/// at the gate; the session's 1 ms stays in force for every other lock.
+pub(crate) const TRIGGERS: &str = "
+    CREATE FUNCTION fencing_lab_checkpoint() RETURNS trigger
+    LANGUAGE plpgsql
+    SET lock_timeout = '60s'
+    SET client_min_messages = 'notice'
+    AS $$
+    DECLARE
+        session integer := pg_backend_pid();
+        gate bigint;
+    BEGIN
+        SELECT max(objid::bigint) INTO gate FROM pg_catalog.pg_locks
+         WHERE locktype = 'advisory' AND objsubid = 2 AND classid = session::oid
+           AND objid::bigint > 0 AND mode = 'ExclusiveLock' AND granted;
+        IF gate IS NULL THEN
+            RETURN NEW;
+        END IF;
+        RAISE NOTICE 'fencing-lab checkpoint: %', TG_ARGV[0];
+        BEGIN
+            PERFORM pg_advisory_lock_shared(session, gate::integer);
+        EXCEPTION WHEN lock_not_available THEN
+            RAISE EXCEPTION 'fencing-lab: the test never let this session go on % (stuck for %)',
+                TG_ARGV[0], current_setting('lock_timeout') USING ERRCODE = 'FL002';
+        END;
+        PERFORM pg_advisory_unlock_shared(session, gate::integer);
+        IF NOT pg_try_advisory_lock_shared(session, 0) THEN
+            RAISE EXCEPTION 'fencing-lab checkpoint fault %', TG_ARGV[0] USING ERRCODE = 'FL001';
+        END IF;
+        PERFORM pg_advisory_unlock_shared(session, 0);
+        RETURN NEW;
+    END
+    $$;
+
+    CREATE TRIGGER fencing_lab_before_effect
+        BEFORE UPDATE OF value ON resources
+        FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before effect');
+    CREATE TRIGGER fencing_lab_before_install
+        BEFORE UPDATE OF generation ON resources
+        FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before install');
+    CREATE TRIGGER fencing_lab_before_record
+        BEFORE INSERT ON requests
+        FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before record');
+";
+
+/// The SQLSTATE of a fault the test injected at a checkpoint.
+const FAULT_CODE: &str = "FL001";
+
+/// How the trigger function's announcement starts.
+const NOTICE: &str = "fencing-lab checkpoint: ";
+
+/// What a session notes when the code under test runs SQL of its own.
+pub(crate) const OWN_SQL: &str = "this call ran SQL of its own through `tx.sql()`. Its writes reach the checkpoints in the server, but its reads cannot: PostgreSQL has no trigger on SELECT, so the pauses after a read (after the generation was read, after the record was looked up) happen only in `PgTx::installed_generation` and `PgTx::find_record`. If this call read the generation or a record with a SELECT of its own, this test could not pause it there. Read those through the two methods, or check this claim on SQLite, where every statement reaches the checkpoints";
+
+/// What the learner's thread tells the thread that serves its checkpoints.
+pub(crate) enum Event {
+    /// A checkpoint was reached. `reply` is `None` when the session waits
+    /// at its gate in the server, or the channel to answer on when the
+    /// learner's thread waits itself (the read checkpoints).
+    Reached {
+        /// Which one.
+        checkpoint: Checkpoint,
+        /// Where the verdict goes, for a checkpoint reached in the client.
+        reply: Option<Sender<Result<(), LabError>>>,
+    },
+    /// The learner's code returned (or unwound).
+    Finished,
+}
+
+/// The part of a session the learner's thread shares with the thread that
+/// serves its checkpoints: everything here is `Send` and `Sync`.
+#[derive(Default)]
+pub(crate) struct Link {
+    /// Where announcements go while a call with a hook runs.
+    events: Mutex<Option<Sender<Event>>>,
+    /// The fault a hook raised at a gate, until `?` picks it up.
+    fault: Mutex<Option<LabError>>,
+    /// Why the current call could not be fully observed, if so.
+    unobserved: Mutex<Option<&'static str>>,
+}
+
+impl Link {
+    /// The notice callback: an announcement from the trigger function.
+    pub(crate) fn notice(&self, notice: &DbError) {
+        let Some(name) = notice.message().strip_prefix(NOTICE) else {
+            return;
+        };
+        let checkpoint = match name {
+            "before effect" => Checkpoint::BeforeEffect,
+            "before install" => Checkpoint::BeforeInstall,
+            _ => Checkpoint::BeforeRecord,
+        };
+        self.send(Event::Reached {
+            checkpoint,
+            reply: None,
+        });
+    }
+
+    /// A checkpoint reached in the client (after a read): waits for the
+    /// hook's verdict. Outside a call with a hook, nothing to wait for.
+    pub(crate) fn reached(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
+        let (reply, verdict) = mpsc::channel();
+        if !self.send(Event::Reached {
+            checkpoint,
+            reply: Some(reply),
+        }) {
+            return Ok(());
+        }
+        verdict.recv_timeout(STUCK).unwrap_or_else(|_| {
+            Err(LabError::InjectedFault(
+                "the test stopped answering its checkpoints",
+            ))
+        })
+    }
+
+    /// Notes that the call ran SQL of its own.
+    pub(crate) fn note_own_sql(&self) {
+        *lock(&self.unobserved) = Some(OWN_SQL);
+    }
+
+    /// Sends `event` to the serving thread, if a call with a hook runs.
+    fn send(&self, event: Event) -> bool {
+        match lock(&self.events).as_ref() {
+            Some(events) => events.send(event).is_ok(),
+            None => false,
+        }
+    }
+}
+
+thread_local! {
+    /// The link of the call this thread runs, for [`take_fault`].
+    static CURRENT: RefCell<Option<Arc<Link>>> = const { RefCell::new(None) };
+    /// The hooks of every session used on this thread, by session id: a
+    /// hook is not `Send`, so it stays on the thread that installed it.
+    static HOOKS: RefCell<HashMap<u64, Rc<Hooks>>> = RefCell::new(HashMap::new());
+}
+
+/// Gives every session its own id in [`HOOKS`].
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A new session id.
+pub(crate) fn new_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The hooks of session `id` on this thread.
+pub(crate) fn hooks(id: u64) -> Rc<Hooks> {
+    HOOKS.with(|hooks| Rc::clone(hooks.borrow_mut().entry(id).or_default()))
+}
+
+/// Forgets session `id`'s hooks on this thread.
+pub(crate) fn forget(id: u64) {
+    // Dropped outside the borrow: a hook may own another session, whose
+    // drop comes back here. At thread exit the map may be gone already.
+    let removed = HOOKS
+        .try_with(|hooks| hooks.borrow_mut().remove(&id))
+        .ok()
+        .flatten();
+    drop(removed);
+}
+
+/// If `error` is a fault a hook injected at a gate, that fault.
+pub(crate) fn take_fault(error: &postgres::Error) -> Option<LabError> {
+    if error.code()?.code() != FAULT_CODE {
+        return None;
+    }
+    let fault = CURRENT
+        .with(|current| current.borrow().as_ref().and_then(|link| lock(&link.fault).take()));
+    Some(fault.unwrap_or(LabError::InjectedFault("at a checkpoint")))
+}
+
+/// Runs one call of the learner's code (or the reference's) on `db`, with
+/// its checkpoints served on this thread (see the module's docs).
+pub(crate) fn serve<T: Send>(
+    db: &mut PgDestination,
+    call: impl FnOnce(&mut PgDestination) -> Result<T, LabError> + Send,
+) -> Result<T, LabError> {
+    let hooks = db.hooks();
+    let link = Arc::clone(&db.link);
+    *lock(&link.unobserved) = None;
+    let result = hooks.around(|| {
+        if !hooks.is_set() {
+            // Nothing to pause: no gate, no thread.
+            return call(db);
+        }
+        let session = db.session()?;
+        let mut gate = Gate::arm(&db.lab, session)?;
+        let cancel = db.client.cancel_token();
+        let (sender, events) = mpsc::channel();
+        *lock(&link.events) = Some(sender.clone());
+        let (result, stuck) = thread::scope(|scope| {
+            let learner_link = Arc::clone(&link);
+            let learner = scope.spawn(move || {
+                let _finished = Finished(sender);
+                CURRENT.with(|current| *current.borrow_mut() = Some(learner_link));
+                call(db)
+            });
+            let mut stuck = None;
+            loop {
+                match events.recv_timeout(STUCK) {
+                    Ok(Event::Reached {
+                        checkpoint,
+                        reply: Some(reply),
+                    }) => {
+                        let _ = reply.send(hooks.reached(checkpoint));
+                    }
+                    Ok(Event::Reached {
+                        checkpoint,
+                        reply: None,
+                    }) => {
+                        let verdict = hooks.reached(checkpoint);
+                        let fault = verdict.is_err();
+                        *lock(&link.fault) = verdict.err();
+                        if let Err(error) = gate.release(fault) {
+                            stuck = Some(format!(
+                                "the control session could not let the session go on {checkpoint}: {}",
+                                crate::describe_error(&error)
+                            ));
+                            break;
+                        }
+                    }
+                    Ok(Event::Finished) | Err(RecvTimeoutError::Disconnected) => break,
+                    Err(RecvTimeoutError::Timeout) => {
+                        stuck = Some(format!(
+                            "the call neither reached a checkpoint nor returned in {} s",
+                            STUCK.as_secs()
+                        ));
+                        break;
+                    }
+                }
+            }
+            if stuck.is_some() {
+                // Whatever the session waits for, it stops now.
+                let _ = cancel.cancel_query(NoTls);
+            }
+            let result = match learner.join() {
+                Ok(result) => result,
+                Err(payload) => panic::resume_unwind(payload),
+            };
+            (result, stuck)
+        });
+        *lock(&link.events) = None;
+        drop(gate);
+        if let Some(why) = stuck {
+            panic!("the checkpoint protocol on PostgreSQL is stuck: {why}");
+        }
+        result
+    });
+    if let Some(why) = lock(&link.unobserved).take() {
+        hooks.note_unobserved(why);
+    }
+    result
+}
+
+/// Sends [`Event::Finished`] when the learner's code is done, however.
+struct Finished(Sender<Event>);
+
+impl Drop for Finished {
+    fn drop(&mut self) {
+        let _ = self.0.send(Event::Finished);
+        CURRENT.with(|current| current.borrow_mut().take());
+    }
+}
+
+/// One session's gate, held by the lab's control session for one call.
+struct Gate {
+    /// The lab, whose control session holds the locks.
+    lab: PgLab,
+    /// The session's backend pid: the first half of every key.
+    session: i32,
+    /// The gate held now.
+    number: i32,
+    /// Whether the fault lock is held.
+    fault: bool,
+}
+
+impl Gate {
+    /// Closes the first gate.
+    fn arm(lab: &PgLab, session: i32) -> Result<Gate, LabError> {
+        lab.control(|control| {
+            control.batch_execute(&format!("SELECT pg_advisory_lock({session}, 1)"))
+        })?;
+        Ok(Gate {
+            lab: lab.clone(),
+            session,
+            number: 1,
+            fault: false,
+        })
+    }
+
+    /// Lets the session through its gate, faulting it if `fault`, with the
+    /// next gate closed first.
+    fn release(&mut self, fault: bool) -> Result<(), LabError> {
+        let (session, next) = (self.session, self.number + 1);
+        let mut sql = format!("SELECT pg_advisory_lock({session}, {next});");
+        match (fault, self.fault) {
+            (true, false) => sql.push_str(&format!("SELECT pg_advisory_lock({session}, 0);")),
+            (false, true) => sql.push_str(&format!("SELECT pg_advisory_unlock({session}, 0);")),
+            _ => {}
+        }
+        sql.push_str(&format!(
+            "SELECT pg_advisory_unlock({session}, {});",
+            self.number
+        ));
+        self.lab.control(|control| control.batch_execute(&sql))?;
+        self.number = next;
+        self.fault = fault;
+        Ok(())
+    }
+}
+
+impl Drop for Gate {
+    /// Opens the gate for good: the call is over.
+    fn drop(&mut self) {
+        let mut sql = format!("SELECT pg_advisory_unlock({}, {});", self.session, self.number);
+        if self.fault {
+            sql.push_str(&format!("SELECT pg_advisory_unlock({}, 0);", self.session));
+        }
+        let _ = self.lab.control(|control| control.batch_execute(&sql));
+    }
+}
+
+/// Locks `mutex`; a panic elsewhere does not make its data wrong.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

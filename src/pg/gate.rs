@@ -230,8 +230,12 @@ pub(crate) fn take_fault(error: &postgres::Error) -> Option<LabError> {
     if error.code()?.code() != FAULT_CODE {
         return None;
     }
-    let fault = CURRENT
-        .with(|current| current.borrow().as_ref().and_then(|link| lock(&link.fault).take()));
+    let fault = CURRENT.with(|current| {
+        current
+            .borrow()
+            .as_ref()
+            .and_then(|link| lock(&link.fault).take())
+    });
     Some(fault.unwrap_or(LabError::InjectedFault("at a checkpoint")))
 }
 
@@ -378,7 +382,10 @@ impl Gate {
 impl Drop for Gate {
     /// Opens the gate for good: the call is over.
     fn drop(&mut self) {
-        let mut sql = format!("SELECT pg_advisory_unlock({}, {});", self.session, self.number);
+        let mut sql = format!(
+            "SELECT pg_advisory_unlock({}, {});",
+            self.session, self.number
+        );
         if self.fault {
             sql.push_str(&format!("SELECT pg_advisory_unlock({}, 0);", self.session));
         }

@@ -440,7 +440,10 @@ impl PgDestination {
         if let Some(pid) = self.session {
             return Ok(pid);
         }
-        let pid: i32 = self.client.query_one("SELECT pg_backend_pid()", &[])?.get(0);
+        let pid: i32 = self
+            .client
+            .query_one("SELECT pg_backend_pid()", &[])?
+            .get(0);
         Ok(*self.session.insert(pid))
     }
 

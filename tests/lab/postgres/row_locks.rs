@@ -92,8 +92,14 @@ fn l3_2_install_is_refused_while_apply_holds_the_row(lab: Lab, #[case] pause: Ch
 
 /// install_generation meets a held row as contention, and holds the row
 /// itself from its read to its write: no probe, no install, no apply gets in.
+///
+/// A write's checkpoint fires inside the write, with the row already locked
+/// by it, so the pause that finds a lock taken too late (or never taken by
+/// `lock_row`) is the one after the read.
 #[rstest]
-fn l3_3_install_locks_the_row_from_its_read_to_its_write(lab: Lab) {
+#[case::after_its_read(Checkpoint::GenerationRead)]
+#[case::before_its_write(Checkpoint::BeforeInstall)]
+fn l3_3_install_locks_the_row_from_its_read_to_its_write(lab: Lab, #[case] pause: Checkpoint) {
     let c = claim("L3.3");
     let mut authority = lab.connect().unwrap();
 
@@ -104,7 +110,7 @@ fn l3_3_install_locks_the_row_from_its_read_to_its_write(lab: Lab) {
 
     let seen = Seen::default();
     let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
-    pause_at(&mut authority, Checkpoint::BeforeInstall, move || {
+    pause_at(&mut authority, pause, move || {
         probe_and_install(&hook_lab, &hook_seen, A, 3)?;
         let apply = hook_lab.connect()?.apply(A, 1, "r1", 5);
         hook_seen.push(format!("apply: {}", describe(&apply)));
@@ -112,7 +118,7 @@ fn l3_3_install_locks_the_row_from_its_read_to_its_write(lab: Lab) {
     });
     c.install(&mut authority, A, 2, INSTALLED);
     c.same(
-        "while install_generation was paused before its write",
+        format_args!("while install_generation was paused {pause}"),
         format!("{}; apply: {}", row_locked(A), contention()),
         seen.lines(),
     );

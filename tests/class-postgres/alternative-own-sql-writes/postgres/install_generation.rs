@@ -1,12 +1,10 @@
 //! NOT A MUTANT: a correct alternative to the PostgreSQL reference.
-//! Changed from the reference: no `lock_row`, no read before the write, no `set_generation`.
-//! One conditional `UPDATE … WHERE generation < $1` of its own, through `tx.sql()`, compares
-//! and writes in one statement; only when it changed nothing does a read say why.
-//! Why it is still correct: the `UPDATE` locks the row (NOWAIT-fast, under the session's 1 ms
-//! lock timeout) before it checks the condition on the row's latest version, so the comparison
-//! and the write see the same installed generation, and a held row is contention, as in the
-//! reference. The graded suite must give it full marks on the PostgreSQL track (see
-//! tests/class-postgres/gradebook.csv): its write reaches the checkpoint in the server.
+//! Changed from the reference: the new generation is written with an `UPDATE` of its own through
+//! `tx.sql()` instead of `set_generation`, and the comparison is written the other way round.
+//! Why it is still correct: the row is locked before the generation is read, so the comparison
+//! and the write see the same installed generation. The graded suite must give it full marks on
+//! the PostgreSQL track (see tests/class-postgres/gradebook.csv): its write reaches the
+//! checkpoint in the server.
 
 use crate::LabError;
 use crate::pg::PgDestination;
@@ -22,17 +20,17 @@ pub fn install_generation(
         return Err(LabError::GenerationBelowOne(new_generation));
     }
     let mut tx = db.begin()?;
-    let changed = tx.sql().execute(
-        "UPDATE resources SET generation = $1 WHERE name = $2 AND generation < $1",
-        &[&new_generation, &resource],
-    )?;
-    if changed == 0 {
-        // Nothing written: an unknown resource, or a generation not higher.
-        let installed = tx.installed_generation(resource)?;
+    tx.lock_row(resource)?;
+    let installed = tx.installed_generation(resource)?;
+    if installed >= new_generation {
         return Err(LabError::NotHigher {
             requested: new_generation,
             installed,
         });
     }
+    tx.sql().execute(
+        "UPDATE resources SET generation = $1 WHERE name = $2",
+        &[&new_generation, &resource],
+    )?;
     tx.commit()
 }

@@ -14,12 +14,30 @@
 //! runs with `lock_timeout = 1ms`,
 //! so a statement that would wait for a lock fails at once with SQLSTATE
 //! 55P03, which becomes [`LabError::Contention`]. A test whose destination is
-//! paused at a checkpoint can never hang on it. Serialization failures
+//! paused at a checkpoint can never hang on it. (Only the checkpoints' own
+//! trigger function waits longer, at its gate, under a `lock_timeout` of its
+//! own that ends when it returns.) Serialization failures
 //! (40001) become [`LabError::SerializationFailure`]; the lab's transactions
 //! run at READ COMMITTED, where these statements do not raise it.
 //!
 //! Each [`PgLab`] is its own schema on the process's [`server`], dropped with
 //! the lab: the tests share a server but never a table.
+//!
+//! Checkpoints are reached in the server, like SQLite's in the database:
+//! each lab's schema has row triggers before every write of a value, a
+//! generation or a record, whoever runs it ([`PgTx::set_value`] or an
+//! `UPDATE` of one's own through [`PgTx::sql`]). While a call with a hook
+//! runs, the trigger announces its checkpoint and waits, inside the
+//! statement and holding its row lock, at a gate the lab's control session
+//! holds; the calling thread runs the hook, then lets the statement go on or
+//! fail with the hook's fault. So the learner's code runs on a thread of its
+//! own during such a call, and a [`PgDestination`] is `Send`. Reads cannot be
+//! watched that way (PostgreSQL has no trigger on `SELECT`):
+//! [`Checkpoint::GenerationRead`] and [`Checkpoint::RecordRead`] fire from
+//! [`PgTx::installed_generation`] and [`PgTx::find_record`] only, and a call
+//! that runs SQL of its own is noted, so a test that needed a pause after
+//! such a read fails as NOT CHECKED with the route it took. The protocol is
+//! described in `gate`'s source (`src/pg/gate.rs`).
 
 mod gate;
 pub mod server;
@@ -145,7 +163,7 @@ struct Inner {
     /// A session for the observer's reads, opened on first use.
     observer: Mutex<Option<Client>>,
     /// The session that holds the gates of paused sessions (see
-    /// [`gate`]), opened on first use.
+    /// `src/pg/gate.rs`), opened on first use.
     control: Mutex<Option<Client>>,
 }
 
@@ -384,7 +402,7 @@ fn connect(
 ///
 /// It is `Send`: while a call with a hook runs, the learner's code uses it
 /// on a thread of its own, and the calling thread runs the hook (see
-/// [`gate`]). The hook itself stays on the thread that installed it.
+/// `src/pg/gate.rs`). The hook itself stays on the thread that installed it.
 pub struct PgDestination {
     /// The session (lock timeout 1 ms, this lab's schema).
     client: Client,
@@ -393,7 +411,7 @@ pub struct PgDestination {
     link: Arc<gate::Link>,
     /// The lab, whose control session holds this session's gate.
     lab: PgLab,
-    /// This session's key for its hooks (kept per thread, see [`gate`]).
+    /// This session's key for its hooks (kept per thread, see `src/pg/gate.rs`).
     id: u64,
     /// The session's backend pid, once asked.
     session: Option<i32>,

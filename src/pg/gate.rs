@@ -12,10 +12,12 @@
 //!   `fencing_lab_checkpoint()`. By then an `UPDATE` holds the row's lock.
 //! - **A gate per session**, made of advisory locks keyed by the session's
 //!   backend pid. While a call with a hook runs, the lab's control session
-//!   holds the gate `(pid, n)` exclusively. The trigger function finds it
-//!   in `pg_locks`, announces the checkpoint with `RAISE NOTICE`, and waits
-//!   for a shared lock on it. A session that is not in such a call has no
-//!   gate, and its statements pass straight through.
+//!   holds the watch lock `(pid, -1)` and the gate `(pid, n)`, both
+//!   exclusively. The trigger function finds the watch lock taken (a cheap
+//!   try-lock: a session that is not in such a call passes straight
+//!   through), reads the gate's number from `pg_locks`, announces the
+//!   checkpoint with `RAISE NOTICE`, and waits for a shared lock on the
+//!   gate.
 //! - **The announcement** reaches the client's notice callback (set when the
 //!   session connects), which sends it over a channel to the thread that
 //!   called `apply` or `install_generation`. That thread runs the hook: the
@@ -76,9 +78,15 @@ pub(crate) const TRIGGERS: &str = "
         session integer := pg_backend_pid();
         gate bigint;
     BEGIN
+        -- Cheap first: outside a call with a hook, the watch lock is free.
+        IF pg_try_advisory_lock_shared(session, -1) THEN
+            PERFORM pg_advisory_unlock_shared(session, -1);
+            RETURN NEW;
+        END IF;
         SELECT max(objid::bigint) INTO gate FROM pg_catalog.pg_locks
          WHERE locktype = 'advisory' AND objsubid = 2 AND classid = session::oid
-           AND objid::bigint > 0 AND mode = 'ExclusiveLock' AND granted;
+           AND objid::bigint BETWEEN 1 AND 2147483647
+           AND mode = 'ExclusiveLock' AND granted;
         IF gate IS NULL THEN
             RETURN NEW;
         END IF;
@@ -345,10 +353,12 @@ struct Gate {
 }
 
 impl Gate {
-    /// Closes the first gate.
+    /// Takes the watch lock and closes the first gate.
     fn arm(lab: &PgLab, session: i32) -> Result<Gate, LabError> {
         lab.control(|control| {
-            control.batch_execute(&format!("SELECT pg_advisory_lock({session}, 1)"))
+            control.batch_execute(&format!(
+                "SELECT pg_advisory_lock({session}, -1); SELECT pg_advisory_lock({session}, 1);"
+            ))
         })?;
         Ok(Gate {
             lab: lab.clone(),
@@ -383,7 +393,7 @@ impl Drop for Gate {
     /// Opens the gate for good: the call is over.
     fn drop(&mut self) {
         let mut sql = format!(
-            "SELECT pg_advisory_unlock({}, {});",
+            "SELECT pg_advisory_unlock({0}, {1}); SELECT pg_advisory_unlock({0}, -1);",
             self.session, self.number
         );
         if self.fault {

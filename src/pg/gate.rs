@@ -36,8 +36,9 @@
 //! fire from [`PgTx::installed_generation`](super::PgTx::installed_generation)
 //! and [`PgTx::find_record`](super::PgTx::find_record), over the same
 //! channel; a call that runs SQL of its own through
-//! [`PgTx::sql`](super::PgTx::sql) is noted, so a test that needed such a
-//! read says so instead of guessing at a mistake ([`OWN_SQL`]).
+//! [`PgTx::sql`](super::PgTx::sql), and never reaches one of its function's
+//! read checkpoints through those methods, is noted, so a test that needed
+//! such a read says so instead of guessing at a mistake ([`own_sql`]).
 //!
 //! Every wait is bounded: the session waits at a gate for at most
 //! [`STUCK`] (then its statement fails with SQLSTATE `FL002`), and the
@@ -123,8 +124,22 @@ const FAULT_CODE: &str = "FL001";
 /// How the trigger function's announcement starts.
 const NOTICE: &str = "fencing-lab checkpoint: ";
 
-/// What a session notes when the code under test runs SQL of its own.
-pub(crate) const OWN_SQL: &str = "this call ran SQL of its own through `tx.sql()`. Its writes reach the checkpoints in the server, but its reads cannot: PostgreSQL has no trigger on SELECT, so the pauses after a read (after the generation was read, after the record was looked up) happen only in `PgTx::installed_generation` and `PgTx::find_record`. If this call read the generation or a record with a SELECT of its own, this test could not pause it there. Read those through the two methods, or check this claim on SQLite, where every statement reaches the checkpoints";
+/// What a session notes when the code under test ran SQL of its own and
+/// did not reach, through `PgTx`'s methods, a read checkpoint its function
+/// has (`generation`, `record`: which ones it missed).
+fn own_sql(generation: bool, record: bool) -> &'static str {
+    match (generation, record) {
+        (true, true) => {
+            "this call ran SQL of its own through `tx.sql()` and never called `PgTx::installed_generation` or `PgTx::find_record`. Its writes reach the checkpoints in the server, but its reads cannot: PostgreSQL has no trigger on SELECT, so the pauses after the generation was read and after the record was looked up happen only in those two methods. If this call read either with a SELECT of its own, this test could not pause it there. Read through the methods, or check this claim on SQLite, where every statement reaches the checkpoints"
+        }
+        (true, false) => {
+            "this call ran SQL of its own through `tx.sql()` and never called `PgTx::installed_generation`. Its writes reach the checkpoints in the server, but its reads cannot: PostgreSQL has no trigger on SELECT, so the pause after the generation was read happens only in that method. If this call read the generation with a SELECT of its own, this test could not pause it there. Read it through the method, or check this claim on SQLite, where every statement reaches the checkpoints"
+        }
+        _ => {
+            "this call ran SQL of its own through `tx.sql()` and never called `PgTx::find_record`. Its writes reach the checkpoints in the server, but its reads cannot: PostgreSQL has no trigger on SELECT, so the pause after the record was looked up happens only in that method. If this call looked the record up with a SELECT of its own, this test could not pause it there. Look it up through the method, or check this claim on SQLite, where every statement reaches the checkpoints"
+        }
+    }
+}
 
 /// What the learner's thread tells the thread that serves its checkpoints.
 pub(crate) enum Event {
@@ -149,8 +164,19 @@ pub(crate) struct Link {
     events: Mutex<Option<Sender<Event>>>,
     /// The fault a hook raised at a gate, until `?` picks it up.
     fault: Mutex<Option<LabError>>,
-    /// Why the current call could not be fully observed, if so.
-    unobserved: Mutex<Option<&'static str>>,
+    /// What the current call did that the checkpoints must account for.
+    seen: Mutex<Seen>,
+}
+
+/// What a call did on its session, as far as the read checkpoints go.
+#[derive(Default)]
+struct Seen {
+    /// It ran SQL of its own through `PgTx::sql`.
+    own_sql: bool,
+    /// It reached [`Checkpoint::GenerationRead`] through the method.
+    generation_read: bool,
+    /// It reached [`Checkpoint::RecordRead`] through the method.
+    record_read: bool,
 }
 
 impl Link {
@@ -173,6 +199,14 @@ impl Link {
     /// A checkpoint reached in the client (after a read): waits for the
     /// hook's verdict. Outside a call with a hook, nothing to wait for.
     pub(crate) fn reached(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
+        {
+            let mut seen = lock(&self.seen);
+            match checkpoint {
+                Checkpoint::GenerationRead => seen.generation_read = true,
+                Checkpoint::RecordRead => seen.record_read = true,
+                _ => {}
+            }
+        }
         let (reply, verdict) = mpsc::channel();
         if !self.send(Event::Reached {
             checkpoint,
@@ -189,7 +223,17 @@ impl Link {
 
     /// Notes that the call ran SQL of its own.
     pub(crate) fn note_own_sql(&self) {
-        *lock(&self.unobserved) = Some(OWN_SQL);
+        lock(&self.seen).own_sql = true;
+    }
+
+    /// Why the call that just ended could not be fully observed, if so:
+    /// it ran SQL of its own and never reached one of `reads` (the read
+    /// checkpoints its function has) through the methods.
+    fn unobserved(&self, reads: &[Checkpoint]) -> Option<&'static str> {
+        let seen = std::mem::take(&mut *lock(&self.seen));
+        let generation = reads.contains(&Checkpoint::GenerationRead) && !seen.generation_read;
+        let record = reads.contains(&Checkpoint::RecordRead) && !seen.record_read;
+        (seen.own_sql && (generation || record)).then(|| own_sql(generation, record))
     }
 
     /// Sends `event` to the serving thread, if a call with a hook runs.
@@ -248,14 +292,17 @@ pub(crate) fn take_fault(error: &postgres::Error) -> Option<LabError> {
 }
 
 /// Runs one call of the learner's code (or the reference's) on `db`, with
-/// its checkpoints served on this thread (see the module's docs).
+/// its checkpoints served on this thread (see the module's docs). `reads`
+/// are the read checkpoints the function has: a call that runs SQL of its
+/// own and never reaches one of them through the methods is noted.
 pub(crate) fn serve<T: Send>(
     db: &mut PgDestination,
+    reads: &[Checkpoint],
     call: impl FnOnce(&mut PgDestination) -> Result<T, LabError> + Send,
 ) -> Result<T, LabError> {
     let hooks = db.hooks();
     let link = Arc::clone(&db.link);
-    *lock(&link.unobserved) = None;
+    *lock(&link.seen) = Seen::default();
     let result = hooks.around(|| {
         if !hooks.is_set() {
             // Nothing to pause: no gate, no thread.
@@ -324,7 +371,7 @@ pub(crate) fn serve<T: Send>(
         }
         result
     });
-    if let Some(why) = lock(&link.unobserved).take() {
+    if let Some(why) = link.unobserved(reads) {
         hooks.note_unobserved(why);
     }
     result

@@ -76,7 +76,7 @@ pub fn install_generation(
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {
-    gate::serve(db, |db| {
+    gate::serve(db, &[Checkpoint::GenerationRead], |db| {
         guard("install_generation", PG_INSTALL, || {
             install_generation_impl::install_generation(db, resource, new_generation)
         })
@@ -93,11 +93,15 @@ pub fn apply(
     request_id: &str,
     delta: i64,
 ) -> Result<Outcome, LabError> {
-    gate::serve(db, |db| {
-        guard("apply", PG_APPLY, || {
-            apply_impl::apply(db, resource, generation, request_id, delta)
-        })
-    })
+    gate::serve(
+        db,
+        &[Checkpoint::GenerationRead, Checkpoint::RecordRead],
+        |db| {
+            guard("apply", PG_APPLY, || {
+                apply_impl::apply(db, resource, generation, request_id, delta)
+            })
+        },
+    )
 }
 
 /// The schema, the same tables as the SQLite lab's. `bigint` refuses a value
@@ -591,9 +595,10 @@ impl<'a> PgTx<'a> {
     /// methods' writes. A read does not: PostgreSQL has no trigger on
     /// `SELECT`, and the read checkpoints fire only in
     /// [`installed_generation`](PgTx::installed_generation) and
-    /// [`find_record`](PgTx::find_record). So the session notes that this
-    /// call used its own SQL, and a test that needed to pause after such a
-    /// read says so instead of guessing at a mistake.
+    /// [`find_record`](PgTx::find_record). So a call that uses this and
+    /// never reaches one of its function's read checkpoints through those
+    /// methods is noted, and a test that needed to pause after such a read
+    /// says so instead of guessing at a mistake.
     pub fn sql(&mut self) -> &mut postgres::Transaction<'a> {
         self.link.note_own_sql();
         &mut self.tx

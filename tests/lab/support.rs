@@ -147,6 +147,20 @@ impl Check {
         self.judge(db, step, expected, got);
     }
 
+    /// What a test saw while `db`'s last call was paused: it must read
+    /// `expected`. If it does not and the call took a route the checkpoints
+    /// do not see, say so, as for the call's own result.
+    #[track_caller]
+    pub fn while_paused(
+        &self,
+        db: &impl Session,
+        step: impl Display,
+        expected: impl Display,
+        got: impl Display,
+    ) {
+        self.judge(db, step.to_string(), expected, got.to_string());
+    }
+
     /// A learner's call read `got`; it must read `expected`. If it does not
     /// and the call took a route the checkpoints do not see, say so.
     #[track_caller]

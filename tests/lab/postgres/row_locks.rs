@@ -78,7 +78,8 @@ fn l3_2_install_is_refused_while_apply_holds_the_row(lab: Lab, #[case] pause: Ch
         probe_and_install(&hook_lab, &hook_seen, A, 2)
     });
     c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
-    c.same(
+    c.while_paused(
+        &worker,
         format_args!("while apply was paused {pause}"),
         row_locked(A),
         seen.lines(),
@@ -117,7 +118,8 @@ fn l3_3_install_locks_the_row_from_its_read_to_its_write(lab: Lab, #[case] pause
         Ok(())
     });
     c.install(&mut authority, A, 2, INSTALLED);
-    c.same(
+    c.while_paused(
+        &authority,
         format_args!("while install_generation was paused {pause}"),
         format!("{}; apply: {}", row_locked(A), contention()),
         seen.lines(),
@@ -145,7 +147,8 @@ fn l3_7_apply_paused_on_fund_a_leaves_fund_b_free(lab: Lab) {
         Ok(())
     });
     c.apply(&mut worker, (A, 1, "a1", 5), applied(5));
-    c.same(
+    c.while_paused(
+        &worker,
         "while apply on fund-A was paused before its effect",
         format!(
             "probe {A}: {}; probe {B}: acquired the row lock; install {B}: {INSTALLED}; apply {B}: {}",

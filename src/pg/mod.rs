@@ -204,9 +204,10 @@ impl PgLab {
                 control: Mutex::new(None),
             }),
         };
-        let mut setup = lab.connect_client(Wait::Plumbing)?;
-        setup.batch_execute(SCHEMA)?;
-        setup.batch_execute(gate::TRIGGERS)?;
+        // One batch, so one transaction: the tables, then the checkpoints'
+        // triggers on them.
+        lab.connect_client(Wait::Plumbing)?
+            .batch_execute(&format!("{SCHEMA}{}", gate::TRIGGERS))?;
         Ok(lab)
     }
 

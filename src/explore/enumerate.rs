@@ -38,11 +38,6 @@ impl Chooser {
     pub fn choose(&self, options: usize) -> usize {
         self.0.borrow_mut().choose(options.max(1))
     }
-
-    /// How many choices the current schedule has made so far.
-    pub fn depth(&self) -> usize {
-        self.0.borrow().made.len()
-    }
 }
 
 /// The choices of one schedule: those to repeat from the previous one, and

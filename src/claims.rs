@@ -443,6 +443,19 @@ pub const CLAIMS: &[Claim] = &[
         postgres_hint: None,
     },
     Claim {
+        id: "L4.10",
+        text: "the same request on two connections at once, at every interleaving the checkpoints \
+               allow, in both journal modes: each gets the original result (or contention, and \
+               tries again), never another error, and the effect happens once",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "look the record up inside the transaction that writes it, after BEGIN IMMEDIATE: \
+               a lookup made before the write lock lets a duplicate in between, and its insert \
+               then fails on the record's primary key",
+        tracks: SQLITE,
+        postgres_hint: None,
+    },
+    Claim {
         id: "L5.1",
         text: "a fault between the value and the record rolls back both; the retry applies once",
         points: 1,

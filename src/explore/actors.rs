@@ -66,7 +66,7 @@ impl Route {
     }
 
     /// The request as a schedule step shows it.
-    fn describe(self, generation: i64, worker: &Worker) -> String {
+    pub(super) fn describe(self, generation: i64, worker: &Worker) -> String {
         match self {
             Route::Apply => format!(
                 "apply({RESOURCE}, generation {generation}, {:?}, {:+})",
@@ -291,7 +291,14 @@ impl Run {
                 ),
             });
         }
-        check(self.route, &calls, state.value, &records, &mut violations);
+        check(
+            self.route,
+            &WORKERS,
+            &calls,
+            state.value,
+            &records,
+            &mut violations,
+        );
         Ok(violations)
     }
 

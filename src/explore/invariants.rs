@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::actors::{Call, Route, WORKERS};
+use super::actors::{Call, Route, Worker};
 use crate::db::Record;
 use crate::{LabError, Outcome, describe_error};
 
@@ -88,6 +88,7 @@ impl fmt::Display for Violation {
 /// invariants; pushes what broke onto `violations`.
 pub(super) fn check(
     route: Route,
+    workers: &[Worker],
     calls: &[Call],
     value: i64,
     records: &[Record],
@@ -96,7 +97,7 @@ pub(super) fn check(
     let mut broke = |invariant, detail: String| violations.push(Violation { invariant, detail });
 
     for call in calls {
-        let worker = &WORKERS[call.worker];
+        let worker = &workers[call.worker];
         let what = if call.retry { "retry" } else { "request" };
         match &call.result {
             Ok(_) => {}
@@ -114,7 +115,7 @@ pub(super) fn check(
     }
 
     let mut accepted = 0i64;
-    for (w, worker) in WORKERS.iter().enumerate() {
+    for (w, worker) in workers.iter().enumerate() {
         let mut original: Option<&Call> = None;
         for call in calls.iter().filter(|call| call.worker == w) {
             match call.result {
@@ -211,7 +212,7 @@ pub(super) fn check(
     }
     if let Some(stray) = records
         .iter()
-        .find(|r| WORKERS.iter().all(|w| w.request_id != r.request_id))
+        .find(|r| workers.iter().all(|w| w.request_id != r.request_id))
     {
         broke(
             Invariant::AtMostOnce,

@@ -39,15 +39,21 @@
 //! statement again on each new connection.
 
 //!
+//! **Duplicates at the same moment.** The same machinery also explores one
+//! request delivered twice at once, on two connections
+//! ([`explore_duplicates`]): one delivery paused at each checkpoint its
+//! `apply` reaches while the other runs to its end.
+//!
 //! **Where things are.** [`enumerate`] is the depth-first enumerator, on its
 //! own and unaware of databases; `actors` holds the workers, the authority
 //! and what one schedule runs; `invariants` what must hold ([`Invariant`])
-//! and the check of one schedule; `report` what an exploration found
-//! ([`Exploration`]).
+//! and the check of one schedule; `duplicates` the two deliveries of one
+//! request; `report` what an exploration found ([`Exploration`]).
 
 pub mod enumerate;
 
 mod actors;
+mod duplicates;
 mod invariants;
 mod report;
 
@@ -58,6 +64,7 @@ use actors::Run;
 use enumerate::DepthFirst;
 
 pub use actors::Route;
+pub use duplicates::{Duplicates, explore_duplicates};
 pub use invariants::{Invariant, Violation};
 pub use report::{Exploration, Schedule};
 

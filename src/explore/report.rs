@@ -42,17 +42,20 @@ impl fmt::Display for Schedule {
     }
 }
 
-/// What an exploration found.
+/// What an exploration found: of the stale-authority story ([`Setup`], the
+/// default), or of a duplicate delivered twice at once
+/// ([`Duplicates`](super::Duplicates)).
 #[derive(Debug, Clone)]
-pub struct Exploration {
+pub struct Exploration<S = Setup> {
     /// What was explored.
-    pub setup: Setup,
+    pub setup: S,
     /// How many schedules ran.
     pub schedules: usize,
     /// How many of them kept every invariant.
     pub held: usize,
-    /// How many schedules tried an install while a worker's call was
-    /// paused: zero would mean no checkpoint was ever reached.
+    /// How many schedules ran another actor (the authority's install, or
+    /// the duplicate delivery) while a call was paused at a checkpoint:
+    /// zero would mean no checkpoint was ever reached.
     pub paused: usize,
     /// Whether the exploration stopped after the first schedule that met an
     /// exercise still holding its `todo!()`: every later schedule would
@@ -63,9 +66,9 @@ pub struct Exploration {
     broken: Vec<(Invariant, usize, Schedule)>,
 }
 
-impl Exploration {
+impl<S> Exploration<S> {
     /// An exploration of `setup` that has run nothing yet.
-    pub(super) fn new(setup: Setup) -> Exploration {
+    pub(super) fn new(setup: S) -> Exploration<S> {
         Exploration {
             setup,
             schedules: 0,

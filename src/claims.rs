@@ -456,6 +456,17 @@ pub const CLAIMS: &[Claim] = &[
         postgres_hint: None,
     },
     Claim {
+        id: "L4.11",
+        text: "the request id is opaque: ids that differ in any way (case, whitespace, unicode \
+               form, one more byte, a longer id with the same start) are two requests",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "store and look up the request id exactly as it was sent: do not trim, lowercase, \
+               normalize or shorten it",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
+    },
+    Claim {
         id: "L5.1",
         text: "a fault between the value and the record rolls back both; the retry applies once",
         points: 1,

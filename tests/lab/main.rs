@@ -24,7 +24,7 @@ mod l1_interleavings;
 mod l2_model;
 mod l3_load;
 mod l3_transaction;
-mod l4_concurrent;
+mod l4_on_sqlite;
 mod transcripts;
 
 // The explorer's enumerator, checked on its own (plain functions that the

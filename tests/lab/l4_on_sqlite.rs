@@ -1,10 +1,12 @@
-//! L4.10: the same request delivered on two connections at once, at every
-//! point the checkpoints allow, run on a real SQLite file in both journal
-//! modes. (The explorer drives SQLite connections; it has no PostgreSQL
-//! twin.)
+//! The part of L4 only the SQLite lab checks. L4.10: the same request
+//! delivered on two connections at once, at every point the checkpoints
+//! allow, run on a real SQLite file in both journal modes (the explorer
+//! drives SQLite connections; it has no PostgreSQL twin). And one case of
+//! L4.11 that PostgreSQL cannot hold: a request id with a NUL byte in it (a
+//! PostgreSQL text value never contains one; SQLite's keeps it).
 
-use fencing_lab::Journal;
 use fencing_lab::explore::{Duplicates, Exploration, Invariant, Schedule, explore_duplicates};
+use fencing_lab::{Journal, Lab};
 
 use crate::support::*;
 
@@ -67,4 +69,32 @@ fn l4_10_the_same_request_on_two_connections_at_once_applies_once() {
             },
         );
     }
+}
+
+/// One more byte, and that byte a NUL, still makes another request: an id
+/// cut at its first NUL, as C strings are, would make these two one.
+#[test]
+fn l4_11_an_id_with_a_trailing_nul_is_another_request() {
+    let c = claim("L4.11");
+    let lab = Lab::new(Journal::Rollback).expect("the harness creates a lab");
+    let mut worker = lab.connect().unwrap();
+    let (first, second) = ("order-7", "order-7\0");
+
+    c.apply(&mut worker, (A, 1, first, 7), applied(7));
+    c.apply(&mut worker, (A, 1, second, 7), applied(14));
+    c.apply(&mut worker, (A, 1, second, 7), replayed(14));
+    c.apply(&mut worker, (A, 1, first, 7), replayed(7));
+
+    c.state(&lab, A, 1, 14);
+    let got: Vec<String> = lab
+        .records(A)
+        .expect("the observer reads the records")
+        .iter()
+        .map(|r| format!("{:?} result {}", r.request_id, r.result))
+        .collect();
+    c.same(
+        format_args!("records of {A}, ids byte for byte"),
+        format!("{first:?} result 7; {second:?} result 14"),
+        got.join("; "),
+    );
 }

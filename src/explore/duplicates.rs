@@ -70,20 +70,20 @@ impl fmt::Display for Duplicates {
     }
 }
 
-/// Runs every schedule of two deliveries of one request on a file in
-/// `journal` mode, and checks each.
+/// Runs every schedule of `setup` (see
+/// [`explore_duplicates`](super::explore_duplicates)).
 ///
 /// Errors are the harness's own (the file cannot be created or put back);
 /// whatever the code under test answers is part of a schedule.
-pub fn explore_duplicates(journal: Journal) -> Result<Exploration<Duplicates>, LabError> {
-    let lab = Lab::new(journal)?;
+pub(super) fn explore(setup: Duplicates) -> Result<Exploration<Duplicates>, LabError> {
+    let lab = Lab::new(setup.journal)?;
     let connections = [
         Rc::new(RefCell::new(lab.connect()?)),
         Rc::new(RefCell::new(lab.connect()?)),
     ];
     let mut schedules = DepthFirst::new();
     let chooser = schedules.chooser();
-    let mut exploration = Exploration::new(Duplicates { journal });
+    let mut exploration = Exploration::new(setup);
     while schedules.next_schedule() {
         let run = schedule(&connections, &chooser)?;
         exploration.paused += usize::from(run.paused);

@@ -64,7 +64,7 @@ use actors::Run;
 use enumerate::DepthFirst;
 
 pub use actors::Route;
-pub use duplicates::{Duplicates, explore_duplicates};
+pub use duplicates::Duplicates;
 pub use invariants::{Invariant, Violation};
 pub use report::{Exploration, Schedule};
 
@@ -107,8 +107,9 @@ impl Setup {
 }
 
 /// Explorations already run in this process, one slot per setup.
-type Done = Vec<(Setup, Arc<Mutex<Option<Exploration>>>)>;
-static DONE: Mutex<Done> = Mutex::new(Vec::new());
+type Done<S> = Mutex<Vec<(S, Arc<Mutex<Option<Exploration<S>>>>)>>;
+static DONE: Done<Setup> = Mutex::new(Vec::new());
+static DONE_DUPLICATES: Done<Duplicates> = Mutex::new(Vec::new());
 
 /// Runs every schedule of `setup` and checks each.
 ///
@@ -120,8 +121,27 @@ static DONE: Mutex<Done> = Mutex::new(Vec::new());
 /// Errors are the harness's own (the file cannot be created or put back);
 /// whatever the code under test answers is part of a schedule.
 pub fn explore(setup: Setup) -> Result<Exploration, LabError> {
+    remembered(&DONE, setup, explore_now)
+}
+
+/// Runs every schedule of two deliveries of one request on a file in
+/// `journal` mode, and checks each; remembered like [`explore`].
+pub fn explore_duplicates(journal: Journal) -> Result<Exploration<Duplicates>, LabError> {
+    remembered(
+        &DONE_DUPLICATES,
+        Duplicates { journal },
+        duplicates::explore,
+    )
+}
+
+/// The exploration of `setup` from `done`, or `run` it and keep a copy there.
+fn remembered<S: Copy + PartialEq>(
+    done: &Done<S>,
+    setup: S,
+    run: fn(S) -> Result<Exploration<S>, LabError>,
+) -> Result<Exploration<S>, LabError> {
     let slot = {
-        let mut done = DONE.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut done = done.lock().unwrap_or_else(PoisonError::into_inner);
         match done.iter().find(|(explored, _)| *explored == setup) {
             Some((_, slot)) => Arc::clone(slot),
             None => {
@@ -135,7 +155,7 @@ pub fn explore(setup: Setup) -> Result<Exploration, LabError> {
     if let Some(found) = slot.as_ref() {
         return Ok(found.clone());
     }
-    let found = explore_now(setup)?;
+    let found = run(setup)?;
     *slot = Some(found.clone());
     Ok(found)
 }

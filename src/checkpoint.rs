@@ -90,8 +90,8 @@ pub(crate) struct Hooks {
     /// The test's hook; `None` outside tests that pause.
     hook: RefCell<Option<Hook>>,
     /// Checkpoints reached at the end of a statement (a read), fired when
-    /// the connection's next statement starts or the call returns: "after
-    /// the read" is "before anything else happens on this connection".
+    /// the connection's next statement starts: "after the read" is "before
+    /// anything else happens on this connection".
     pending: RefCell<Vec<Checkpoint>>,
     /// A hook's panic, or its error at a read checkpoint (a read cannot be
     /// failed after it happened), handed over when the call returns.
@@ -155,9 +155,13 @@ impl Hooks {
     }
 
     /// Runs one call of the learner's code (or the harness's) on this
-    /// connection: starts from a clean slate, fires what its last statement
-    /// left pending once it returns, then resumes a hook's panic or returns
-    /// a deferred error instead of the call's result.
+    /// connection: starts from a clean slate ([`Checkpoint::CallStarted`]),
+    /// then resumes a hook's panic or returns a deferred error instead of
+    /// the call's result.
+    ///
+    /// A read that was the call's last statement fires nothing: once the
+    /// call has returned, "after the read" is simply "after the call", which
+    /// a test (or the explorer) reaches by acting after it returns.
     pub(crate) fn around<T>(
         &self,
         call: impl FnOnce() -> Result<T, LabError>,
@@ -166,7 +170,7 @@ impl Hooks {
         self.deferred.borrow_mut().take();
         self.unobserved.set(None);
         let result = self.run(Checkpoint::CallStarted).and_then(|()| call());
-        self.flush();
+        self.pending.borrow_mut().clear();
         match self.deferred.borrow_mut().take() {
             None => result,
             Some(Deferred::Error(error)) => Err(error),

@@ -23,8 +23,9 @@
 //!   transactions ([`Tx`]).
 //! - [`checkpoint`]: where a test pauses the destination or injects a fault.
 //! - [`counterexample`]: the paths the contract does not cover.
-//! - [`explore`]: every interleaving of two workers and the authority, run
-//!   on a real file and checked against the invariants.
+//! - [`explore`]: every interleaving of two workers and the authority, and
+//!   of one request delivered twice at once, run on a real file and checked
+//!   against the invariants.
 //! - [`external`]: a stand-in for an external API outside the database.
 //! - `pg` (feature `postgres`): the same destination on a PostgreSQL server,
 //!   with its own two exercises in `exercises/postgres/`.

@@ -22,7 +22,8 @@
 //!   `resources.generation` leaves [`Checkpoint::GenerationRead`] pending,
 //!   one that reads `requests` leaves [`Checkpoint::RecordRead`]; both fire
 //!   when the connection's next statement starts (a `COMMIT` or `ROLLBACK`
-//!   too) or when the call returns: after the read, before anything else.
+//!   too): after the read, before anything else. A read that is a call's
+//!   very last statement fires nothing (see `Hooks::around`).
 //!
 //! The trace and the function find the connection's [`Hooks`] through a
 //! per-thread registry: a `Destination` is not `Send`, so its statements

@@ -1,11 +1,10 @@
 //! NOT A MUTANT: a correct alternative to the reference.
-//! Changed from the reference: different control flow. The input is validated in the other
-//! order (generation first, then the request id); the generation is judged by one `match` on
-//! `Ordering`; the record lookup is one `match` with a guard; the success path is the last arm
-//! of nested matches instead of the fall-through after early returns.
-//! Still correct: each bad input alone gets the same typed error as in the reference (a request
-//! with both an empty id and a generation below one is refused either way, only the named
-//! problem differs); every other decision is the reference's, in the same transaction.
+//! Changed from the reference: different control flow. The input is validated in one
+//! `if … else if … else` chain; the generation is judged by one `match` on `Ordering`; the
+//! record lookup is one `match` with a guard; the success path is the last arm of nested
+//! matches instead of the fall-through after early returns.
+//! Still correct: every decision is the reference's, in the same order, in the same
+//! transaction; only the shape of the code differs.
 //! The graded suite must give it full marks (see tests/class/gradebook.csv).
 
 use std::cmp::Ordering;
@@ -23,10 +22,10 @@ pub fn apply(
     request_id: &str,
     delta: i64,
 ) -> Result<Outcome, LabError> {
-    if generation < 1 {
-        Err(LabError::GenerationBelowOne(generation))
-    } else if request_id.is_empty() {
+    if request_id.is_empty() {
         Err(LabError::EmptyRequestId)
+    } else if generation < 1 {
+        Err(LabError::GenerationBelowOne(generation))
     } else {
         let tx = db.begin(TransactionBehavior::Immediate)?;
         let installed = tx.installed_generation(resource)?;

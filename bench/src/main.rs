@@ -1,0 +1,584 @@
+//! What the guard costs: the reference `apply` against the bare write, on
+//! SQLite (both journals, three `synchronous` levels, 1 to 8 contending
+//! connections) and, with the feature `postgres`, on PostgreSQL.
+//!
+//! ```text
+//! cargo run --release -p fencing-bench -- [--quick] [--out DIR] [--seconds S]
+//!     [--rounds N] [--connections 1,2,4,8] [--cases abcde]
+//! ```
+//!
+//! A plain release binary with its own timing, not a `cargo bench` harness:
+//! every cell is a multi-threaded run against a file on disk, measured by
+//! wall clock over a window, which is what a throughput benchmark needs and
+//! what statistical micro-benchmark harnesses do not model. See the README's
+//! section "What the guard costs".
+
+mod chart;
+#[cfg(feature = "postgres")]
+mod pg;
+mod run;
+mod sqlite;
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use fencing_lab::Journal;
+use fencing_lab::durability::Synchronous;
+
+use run::{Cell, Timing};
+
+/// The one resource every path works on.
+pub const RESOURCE: &str = "fund-A";
+
+/// What one operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Case {
+    /// (a) `UPDATE` the value, in `BEGIN IMMEDIATE`.
+    Bare,
+    /// (b) `UPDATE` the value and `INSERT` the record.
+    Floor,
+    /// (c) the reference `apply`, a new request each time.
+    Apply,
+    /// (d) `apply` of a request applied before: the duplicate's path.
+    Replay,
+    /// (e) the worker-side check of the lab's counterexample: a read, then
+    /// a write, each its own autocommit statement (unsafe).
+    WorkerCheck,
+    /// (b) on a bare rusqlite connection.
+    BareFloor,
+    /// (c) on a bare connection: the reference's statements, copied.
+    BareApply,
+    /// (c) on a bare connection, reading the resource's row once.
+    BareApplyOneRead,
+}
+
+impl Case {
+    /// The five paths the tables compare.
+    const MAIN: [Case; 5] = [
+        Case::Bare,
+        Case::Floor,
+        Case::Apply,
+        Case::Replay,
+        Case::WorkerCheck,
+    ];
+    /// The harness-overhead paths, on one connection.
+    const OVERHEAD: [Case; 3] = [Case::BareFloor, Case::BareApply, Case::BareApplyOneRead];
+
+    fn letter(self) -> &'static str {
+        match self {
+            Case::Bare => "a",
+            Case::Floor => "b",
+            Case::Apply => "c",
+            Case::Replay => "d",
+            Case::WorkerCheck => "e",
+            Case::BareFloor => "b bare",
+            Case::BareApply => "c bare",
+            Case::BareApplyOneRead => "c bare, one read",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Case::Bare => "(a) UPDATE value",
+            Case::Floor => "(b) UPDATE value + INSERT record",
+            Case::Apply => "(c) reference apply",
+            Case::Replay => "(d) apply, replay",
+            Case::WorkerCheck => "(e) worker-side check (unsafe)",
+            Case::BareFloor => "(b) on a bare connection",
+            Case::BareApply => "(c) copied onto a bare connection",
+            Case::BareApplyOneRead => "(c) copied, the row read once",
+        }
+    }
+}
+
+/// Where a cell ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A lab SQLite file at one setting.
+    Sqlite(sqlite::Config),
+    /// A lab schema on the PostgreSQL server.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    Postgres,
+}
+
+impl Target {
+    fn label(self) -> String {
+        match self {
+            Target::Sqlite(config) => {
+                let journal = match config.journal {
+                    Journal::Rollback => "rollback",
+                    Journal::Wal => "WAL",
+                };
+                match config.sync {
+                    Synchronous::Off => format!("SQLite {journal}, OFF (the lab's)"),
+                    sync => format!("SQLite {journal}, {sync}"),
+                }
+            }
+            Target::Postgres => "PostgreSQL (the lab's server)".to_owned(),
+        }
+    }
+}
+
+/// One measured cell.
+#[derive(Debug, Clone, Copy)]
+pub struct Row {
+    target: Target,
+    case: Case,
+    connections: usize,
+    cell: Cell,
+}
+
+struct Options {
+    timing: Timing,
+    rounds: usize,
+    connections: Vec<usize>,
+    cases: Vec<Case>,
+    out: Option<PathBuf>,
+    quick: bool,
+}
+
+fn parse_options() -> Result<Options, String> {
+    let mut options = Options {
+        timing: Timing {
+            warmup: Duration::from_millis(200),
+            window: Duration::from_millis(1000),
+        },
+        rounds: 1,
+        connections: vec![1, 2, 4, 8],
+        cases: Case::MAIN.to_vec(),
+        out: None,
+        quick: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--quick" => {
+                options.quick = true;
+                options.timing = Timing {
+                    warmup: Duration::from_millis(10),
+                    window: Duration::from_millis(40),
+                };
+            }
+            "--seconds" => {
+                let seconds: f64 = value()?
+                    .parse()
+                    .map_err(|_| "--seconds needs a number".to_owned())?;
+                if !(0.01..=600.0).contains(&seconds) {
+                    return Err("--seconds must be between 0.01 and 600".to_owned());
+                }
+                options.timing.window = Duration::from_secs_f64(seconds);
+            }
+            "--rounds" => {
+                options.rounds = value()?
+                    .parse()
+                    .ok()
+                    .filter(|rounds| (1..=20).contains(rounds))
+                    .ok_or_else(|| "--rounds needs a number from 1 to 20".to_owned())?;
+            }
+            "--connections" => {
+                options.connections = value()?
+                    .split(',')
+                    .map(|n| n.trim().parse().ok().filter(|n| (1..=64).contains(n)))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| {
+                        "--connections needs numbers from 1 to 64, e.g. 1,2,4,8".to_owned()
+                    })?;
+            }
+            "--cases" => {
+                options.cases = value()?
+                    .chars()
+                    .map(|letter| {
+                        Case::MAIN
+                            .into_iter()
+                            .find(|case| case.letter() == letter.to_string())
+                    })
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| "--cases takes letters among abcde".to_owned())?;
+            }
+            "--out" => options.out = Some(PathBuf::from(value()?)),
+            "--help" | "-h" => {
+                println!(
+                    "usage: fencing-bench [--quick] [--out DIR] [--seconds S] [--rounds N] \
+                     [--connections 1,2,4,8] [--cases abcde]"
+                );
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other:?} (try --help)")),
+        }
+    }
+    Ok(options)
+}
+
+fn main() -> ExitCode {
+    match parse_options().and_then(|options| bench(&options)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("fencing-bench: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn sqlite_configs() -> Vec<sqlite::Config> {
+    let mut configs = Vec::new();
+    for journal in [Journal::Rollback, Journal::Wal] {
+        for sync in [Synchronous::Full, Synchronous::Normal, Synchronous::Off] {
+            configs.push(sqlite::Config { journal, sync });
+        }
+    }
+    configs
+}
+
+fn bench(options: &Options) -> Result<(), String> {
+    let started = Instant::now();
+    let load_before = load_average();
+    let mut plan: Vec<(Target, Case, usize)> = Vec::new();
+    for config in sqlite_configs() {
+        for &connections in &options.connections {
+            for &case in &options.cases {
+                plan.push((Target::Sqlite(config), case, connections));
+            }
+        }
+        // The harness's overhead: the same work on a bare connection.
+        if options.connections.contains(&1) {
+            for case in Case::OVERHEAD {
+                plan.push((Target::Sqlite(config), case, 1));
+            }
+        }
+    }
+    #[cfg(feature = "postgres")]
+    let server = pg::describe_server()?;
+    #[cfg(feature = "postgres")]
+    for &connections in &options.connections {
+        for &case in &options.cases {
+            plan.push((Target::Postgres, case, connections));
+        }
+    }
+
+    // Round after round over the whole plan, so a noisy moment on a shared
+    // machine hits one round of many cells rather than every round of one.
+    let mut rounds: Vec<Vec<Cell>> = vec![Vec::new(); plan.len()];
+    for round in 0..options.rounds {
+        for (index, &(target, case, connections)) in plan.iter().enumerate() {
+            let cell = match target {
+                Target::Sqlite(config) => {
+                    sqlite::measure(config, case, connections, options.timing)
+                }
+                #[cfg(feature = "postgres")]
+                Target::Postgres => pg::measure(case, connections, options.timing),
+                #[cfg(not(feature = "postgres"))]
+                Target::Postgres => unreachable!("no PostgreSQL cell without the feature"),
+            }
+            .map_err(|error| {
+                format!(
+                    "{}, {}, {connections} connections: {error}",
+                    target.label(),
+                    case.label()
+                )
+            })?;
+            eprintln!(
+                "round {}/{} {:<32} {:<34} {connections} conn {:>9.0} ops/s  p50 {:>8.1} µs  p99 {:>8.1} µs  retries/op {:.2}",
+                round + 1,
+                options.rounds,
+                target.label(),
+                case.label(),
+                cell.ops_per_sec(),
+                cell.p50_us,
+                cell.p99_us,
+                cell.retries_per_op()
+            );
+            rounds[index].push(cell);
+        }
+    }
+    // Per cell, the round with the median throughput.
+    let rows: Vec<Row> = plan
+        .iter()
+        .zip(rounds)
+        .map(|(&(target, case, connections), mut cells)| {
+            cells.sort_by(|x, y| x.ops_per_sec().total_cmp(&y.ops_per_sec()));
+            Row {
+                target,
+                case,
+                connections,
+                cell: cells[cells.len() / 2],
+            }
+        })
+        .collect();
+
+    let mut machine = machine(options, load_before, started.elapsed());
+    #[cfg(feature = "postgres")]
+    {
+        machine.push_str(&format!("- PostgreSQL: {server}\n"));
+    }
+    if !cfg!(feature = "postgres") {
+        machine.push_str("- PostgreSQL: not measured (feature `postgres` off)\n");
+    }
+    let report = report(&machine, &rows);
+    println!("{report}");
+    if let Some(out) = &options.out {
+        fs::create_dir_all(out)
+            .map_err(|error| format!("cannot create {}: {error}", out.display()))?;
+        let write = |name: &str, text: String| {
+            let path = out.join(name);
+            fs::write(&path, text)
+                .map_err(|error| format!("cannot write {}: {error}", path.display()))
+        };
+        write("results.md", report)?;
+        write("results.csv", csv(&rows))?;
+        write("throughput.svg", chart::svg(&rows))?;
+        eprintln!(
+            "wrote results.md, results.csv and throughput.svg to {}",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// The 1-, 5- and 15-minute load averages, to show how busy the machine was.
+fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+/// The machine and the run, as the results' header.
+fn machine(options: &Options, load_before: String, took: Duration) -> String {
+    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|line| line.strip_prefix("model name"))
+        .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
+        .unwrap_or_else(|| "unknown".to_owned());
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let kernel = fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|text| text.trim().to_owned())
+        .unwrap_or_else(|_| "unknown".to_owned());
+    let temp = std::env::temp_dir();
+    let mut text = String::new();
+    let _ = writeln!(text, "- CPU: {model}, {cpus} logical processors available");
+    let _ = writeln!(
+        text,
+        "- Linux {kernel}; lab files under {} on {}",
+        temp.display(),
+        file_system(&temp)
+    );
+    let _ = writeln!(text, "- SQLite {} (rusqlite, bundled)", rusqlite::version());
+    let _ = writeln!(
+        text,
+        "- each cell: {} ms warm-up, {} ms measured, median of {} round(s){}; load average before {load_before}, after {}; the run took {:.0} s",
+        options.timing.warmup.as_millis(),
+        options.timing.window.as_millis(),
+        options.rounds,
+        if options.quick {
+            " (--quick: a smoke run, not numbers to quote)"
+        } else {
+            ""
+        },
+        load_average(),
+        took.as_secs_f64()
+    );
+    text
+}
+
+/// The type of the file system holding `path`, from `/proc/mounts`.
+fn file_system(path: &std::path::Path) -> String {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    fs::read_to_string("/proc/mounts")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let (device, mount, kind) = (fields.next()?, fields.next()?, fields.next()?);
+            path.starts_with(mount)
+                .then(|| (mount.len(), format!("{kind} ({device})")))
+        })
+        .max()
+        .map_or_else(|| "an unknown file system".to_owned(), |(_, kind)| kind)
+}
+
+fn find(rows: &[Row], target: Target, case: Case, connections: usize) -> Option<Cell> {
+    rows.iter()
+        .find(|row| row.target == target && row.case == case && row.connections == connections)
+        .map(|row| row.cell)
+}
+
+/// The targets in the order they were measured.
+fn targets(rows: &[Row]) -> Vec<Target> {
+    let mut targets: Vec<Target> = Vec::new();
+    for row in rows {
+        if !targets.contains(&row.target) {
+            targets.push(row.target);
+        }
+    }
+    targets
+}
+
+/// Mean time of `case` over mean time of `base`: ops/s of `base` over ops/s
+/// of `case`.
+fn cost_ratio(
+    rows: &[Row],
+    target: Target,
+    case: Case,
+    base: Case,
+    connections: usize,
+) -> Option<f64> {
+    let case = find(rows, target, case, connections)?;
+    let base = find(rows, target, base, connections)?;
+    (case.ops > 0).then(|| base.ops_per_sec() / case.ops_per_sec())
+}
+
+fn ratio_text(ratio: Option<f64>) -> String {
+    ratio.map_or_else(|| "–".to_owned(), |ratio| format!("{ratio:.2}"))
+}
+
+/// The Markdown report: the summary table, the ratios and the overhead on
+/// one connection, then every cell.
+fn report(machine: &str, rows: &[Row]) -> String {
+    let mut text = String::new();
+    let _ = writeln!(text, "# What the guard costs: results\n\n{machine}");
+    let _ = writeln!(
+        text,
+        "Operations per second (higher is better). (c)/(b) and (c)/(a) are cost ratios: \
+         the mean time of (c) over that of (b) or (a). Retries: contention retries per \
+         operation of (c).\n"
+    );
+    let _ = writeln!(
+        text,
+        "| Destination | Conns | (a) UPDATE | (b) + record | (c) apply | (d) replay | (e) worker check | (c)/(b) | (c)/(a) | retries (c) |"
+    );
+    let _ = writeln!(
+        text,
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
+    for target in targets(rows) {
+        let mut connections: Vec<usize> = rows
+            .iter()
+            .filter(|row| row.target == target && Case::MAIN.contains(&row.case))
+            .map(|row| row.connections)
+            .collect();
+        connections.sort_unstable();
+        connections.dedup();
+        for n in connections {
+            let _ = write!(text, "| {} | {n} |", target.label());
+            for case in Case::MAIN {
+                match find(rows, target, case, n) {
+                    Some(cell) => {
+                        let _ = write!(text, " {:.0} |", cell.ops_per_sec());
+                    }
+                    None => text.push_str(" – |"),
+                }
+            }
+            let retries = find(rows, target, Case::Apply, n).map_or_else(
+                || "–".to_owned(),
+                |cell| format!("{:.2}", cell.retries_per_op()),
+            );
+            let _ = writeln!(
+                text,
+                " {} | {} | {retries} |",
+                ratio_text(cost_ratio(rows, target, Case::Apply, Case::Floor, n)),
+                ratio_text(cost_ratio(rows, target, Case::Apply, Case::Bare, n)),
+            );
+        }
+    }
+
+    let _ = writeln!(
+        text,
+        "\n## The harness's overhead, one connection\n\n\
+         The same work through a lab `Destination` and on a bare rusqlite connection to the \
+         same file (same statements, same settings). Operations per second.\n"
+    );
+    let _ = writeln!(
+        text,
+        "| Destination | (b) lab | (b) bare | (c) lab | (c) bare | (c) bare, row read once | lab/bare (b) | lab/bare (c) | (c)/(b) bare |"
+    );
+    let _ = writeln!(
+        text,
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
+    for target in targets(rows) {
+        if find(rows, target, Case::BareApply, 1).is_none() {
+            continue;
+        }
+        let ops = |case| {
+            find(rows, target, case, 1).map_or_else(
+                || "–".to_owned(),
+                |cell| format!("{:.0}", cell.ops_per_sec()),
+            )
+        };
+        let _ = writeln!(
+            text,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            target.label(),
+            ops(Case::Floor),
+            ops(Case::BareFloor),
+            ops(Case::Apply),
+            ops(Case::BareApply),
+            ops(Case::BareApplyOneRead),
+            ratio_text(cost_ratio(rows, target, Case::Floor, Case::BareFloor, 1)),
+            ratio_text(cost_ratio(rows, target, Case::Apply, Case::BareApply, 1)),
+            ratio_text(cost_ratio(
+                rows,
+                target,
+                Case::BareApply,
+                Case::BareFloor,
+                1
+            )),
+        );
+    }
+
+    let _ = writeln!(
+        text,
+        "\n## Every cell\n\nLatency is per operation, contention retries and back-off included.\n"
+    );
+    let _ = writeln!(
+        text,
+        "| Destination | Path | Conns | ops/s | p50 µs | p99 µs | retries/op |"
+    );
+    let _ = writeln!(text, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    for row in rows {
+        let _ = writeln!(
+            text,
+            "| {} | {} | {} | {:.0} | {:.1} | {:.1} | {:.2} |",
+            row.target.label(),
+            row.case.label(),
+            row.connections,
+            row.cell.ops_per_sec(),
+            row.cell.p50_us,
+            row.cell.p99_us,
+            row.cell.retries_per_op()
+        );
+    }
+    text
+}
+
+/// Every cell, one line each.
+fn csv(rows: &[Row]) -> String {
+    let mut text = String::from(
+        "destination,path,connections,ops,seconds,ops_per_sec,p50_us,p99_us,retries\n",
+    );
+    for row in rows {
+        let _ = writeln!(
+            text,
+            "\"{}\",\"{}\",{},{},{},{:.1},{:.1},{:.1},{}",
+            row.target.label(),
+            row.case.label(),
+            row.connections,
+            row.cell.ops,
+            row.cell.seconds,
+            row.cell.ops_per_sec(),
+            row.cell.p50_us,
+            row.cell.p99_us,
+            row.cell.retries
+        );
+    }
+    text
+}

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::{Case, Row, find, targets};
+use crate::{Case, Row, connections_of, find, targets};
 
 const PANEL_W: f64 = 300.0;
 const PANEL_H: f64 = 210.0;
@@ -26,21 +26,30 @@ fn style(case: Case) -> (&'static str, &'static str) {
     }
 }
 
-/// A round number at or above `max`: 1, 2, 2.5 or 5 times a power of ten.
-fn nice_ceiling(max: f64) -> f64 {
-    if max <= 0.0 {
-        return 1.0;
+/// The decades that hold every positive throughput in `rows`: one shared
+/// logarithmic axis, so panels compare with each other and the replay, which
+/// writes nothing, does not flatten the paths that write.
+fn decades(rows: &[Row]) -> (i32, i32) {
+    let values = rows
+        .iter()
+        .filter(|row| Case::MAIN.contains(&row.case))
+        .map(|row| row.cell.ops_per_sec())
+        .filter(|&ops| ops > 0.0);
+    let (low, high) = values.fold((f64::MAX, 0.0_f64), |(low, high), ops| {
+        (low.min(ops), high.max(ops))
+    });
+    if high == 0.0 {
+        return (0, 1);
     }
-    let power = 10_f64.powf(max.log10().floor());
-    [1.0, 2.0, 2.5, 5.0, 10.0]
-        .into_iter()
-        .map(|step| step * power)
-        .find(|&value| value >= max)
-        .unwrap_or(10.0 * power)
+    let low = low.log10().floor() as i32;
+    let high = (high.log10().ceil() as i32).max(low + 1);
+    (low, high)
 }
 
 fn short(value: f64) -> String {
-    if value >= 1000.0 {
+    if value >= 1e6 {
+        format!("{:.0}M", value / 1e6)
+    } else if value >= 1000.0 {
         let thousands = value / 1000.0;
         if thousands.fract() == 0.0 {
             format!("{thousands:.0}k")
@@ -73,7 +82,7 @@ pub fn svg(rows: &[Row]) -> String {
     let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
         svg,
-        r#"<text x="10" y="18" font-size="14" font-weight="bold">Throughput (operations/s) against contending connections, one resource</text>"#
+        r#"<text x="10" y="18" font-size="14" font-weight="bold">Throughput (operations/s, logarithmic) against contending connections, one resource</text>"#
     );
     for (index, case) in Case::MAIN.into_iter().enumerate() {
         let (colour, dash) = style(case);
@@ -88,29 +97,24 @@ pub fn svg(rows: &[Row]) -> String {
             escape(case.label())
         );
     }
+    let decades = decades(rows);
     for (index, &target) in targets.iter().enumerate() {
         let x0 = (index % COLUMNS) as f64 * PANEL_W;
         let y0 = LEGEND_H + (index / COLUMNS) as f64 * PANEL_H;
-        panel(&mut svg, rows, target, x0, y0);
+        panel(&mut svg, rows, target, decades, (x0, y0));
     }
     svg.push_str("</svg>\n");
     svg
 }
 
-fn panel(svg: &mut String, rows: &[Row], target: crate::Target, x0: f64, y0: f64) {
-    let mut connections: Vec<usize> = rows
-        .iter()
-        .filter(|row| row.target == target && Case::MAIN.contains(&row.case))
-        .map(|row| row.connections)
-        .collect();
-    connections.sort_unstable();
-    connections.dedup();
-    let max = rows
-        .iter()
-        .filter(|row| row.target == target && Case::MAIN.contains(&row.case))
-        .map(|row| row.cell.ops_per_sec())
-        .fold(0.0, f64::max);
-    let top = nice_ceiling(max);
+fn panel(
+    svg: &mut String,
+    rows: &[Row],
+    target: crate::Target,
+    (low, high): (i32, i32),
+    (x0, y0): (f64, f64),
+) {
+    let connections = connections_of(rows, target);
     let (left, right) = (x0 + LEFT, x0 + PANEL_W - RIGHT);
     let (upper, lower) = (y0 + TOP, y0 + PANEL_H - BOTTOM);
     // Connections on a log-2 axis: 1, 2, 4, 8 evenly spaced.
@@ -118,7 +122,10 @@ fn panel(svg: &mut String, rows: &[Row], target: crate::Target, x0: f64, y0: f64
         .last()
         .map_or(1.0, |&last| (last as f64).log2().max(1.0));
     let x_of = |n: usize| left + (n as f64).log2() / span * (right - left);
-    let y_of = |ops: f64| lower - ops / top * (lower - upper);
+    let y_of = |ops: f64| {
+        let position = (ops.max(10_f64.powi(low)).log10() - f64::from(low)) / f64::from(high - low);
+        lower - position * (lower - upper)
+    };
 
     let _ = writeln!(
         svg,
@@ -127,16 +134,25 @@ fn panel(svg: &mut String, rows: &[Row], target: crate::Target, x0: f64, y0: f64
         y0 + 16.0,
         escape(&target.label())
     );
-    for step in 0..=4 {
-        let value = top * step as f64 / 4.0;
+    for decade in low..=high {
+        let value = 10_f64.powi(decade);
         let y = y_of(value);
         let _ = writeln!(
             svg,
-            r##"<line x1="{left}" y1="{y:.1}" x2="{right}" y2="{y:.1}" stroke="#e0e0e0"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
+            r##"<line x1="{left}" y1="{y:.1}" x2="{right}" y2="{y:.1}" stroke="#d0d0d0"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
             left - 5.0,
             y + 4.0,
             short(value)
         );
+        if decade < high {
+            for factor in [2.0, 5.0] {
+                let y = y_of(value * factor);
+                let _ = writeln!(
+                    svg,
+                    r##"<line x1="{left}" y1="{y:.1}" x2="{right}" y2="{y:.1}" stroke="#f0f0f0"/>"##
+                );
+            }
+        }
     }
     for &n in &connections {
         let x = x_of(n);

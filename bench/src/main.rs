@@ -16,6 +16,7 @@
 mod chart;
 #[cfg(feature = "postgres")]
 mod pg;
+mod profile;
 mod run;
 mod sqlite;
 
@@ -138,6 +139,10 @@ struct Options {
     cases: Vec<Case>,
     out: Option<PathBuf>,
     quick: bool,
+    /// Only the destinations whose label contains this text.
+    only: Option<String>,
+    /// The per-statement profile instead of the throughput cells.
+    statements: bool,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -151,6 +156,8 @@ fn parse_options() -> Result<Options, String> {
         cases: Case::MAIN.to_vec(),
         out: None,
         quick: false,
+        only: None,
+        statements: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -200,10 +207,14 @@ fn parse_options() -> Result<Options, String> {
                     .ok_or_else(|| "--cases takes letters among abcde".to_owned())?;
             }
             "--out" => options.out = Some(PathBuf::from(value()?)),
+            "--only" => options.only = Some(value()?),
+            "--statements" => options.statements = true,
             "--help" | "-h" => {
                 println!(
                     "usage: fencing-bench [--quick] [--out DIR] [--seconds S] [--rounds N] \
-                     [--connections 1,2,4,8] [--cases abcde]"
+                     [--connections 1,2,4,8] [--cases abcde] [--only TEXT] [--statements]\n\
+                     --only keeps the destinations whose label contains TEXT, e.g. \"WAL, OFF\"\n\
+                     --statements profiles each path's statements on one connection instead"
                 );
                 std::process::exit(0);
             }
@@ -234,6 +245,9 @@ fn sqlite_configs() -> Vec<sqlite::Config> {
 }
 
 fn bench(options: &Options) -> Result<(), String> {
+    if options.statements {
+        return statements(options);
+    }
     let started = Instant::now();
     let load_before = load_average();
     let mut plan: Vec<(Target, Case, usize)> = Vec::new();
@@ -250,12 +264,24 @@ fn bench(options: &Options) -> Result<(), String> {
             }
         }
     }
+    let keep = |target: Target| {
+        options
+            .only
+            .as_ref()
+            .is_none_or(|only| target.label().contains(only.as_str()))
+    };
+    plan.retain(|&(target, _, _)| keep(target));
     #[cfg(feature = "postgres")]
-    let server = pg::describe_server()?;
+    let server = match keep(Target::Postgres) {
+        true => Some(pg::describe_server()?),
+        false => None,
+    };
     #[cfg(feature = "postgres")]
-    for &connections in &options.connections {
-        for &case in &options.cases {
-            plan.push((Target::Postgres, case, connections));
+    if server.is_some() {
+        for &connections in &options.connections {
+            for &case in &options.cases {
+                plan.push((Target::Postgres, case, connections));
+            }
         }
     }
 
@@ -311,12 +337,13 @@ fn bench(options: &Options) -> Result<(), String> {
 
     let mut machine = machine(options, load_before, started.elapsed());
     #[cfg(feature = "postgres")]
-    {
-        machine.push_str(&format!("- PostgreSQL: {server}\n"));
-    }
-    if !cfg!(feature = "postgres") {
-        machine.push_str("- PostgreSQL: not measured (feature `postgres` off)\n");
-    }
+    let postgres = server.map_or_else(
+        || "not measured (left out by --only)".to_owned(),
+        |server| server,
+    );
+    #[cfg(not(feature = "postgres"))]
+    let postgres = "not measured (feature `postgres` off)";
+    let _ = writeln!(machine, "- PostgreSQL: {postgres}");
     let report = report(&machine, &rows);
     println!("{report}");
     if let Some(out) = &options.out {
@@ -334,6 +361,45 @@ fn bench(options: &Options) -> Result<(), String> {
             "wrote results.md, results.csv and throughput.svg to {}",
             out.display()
         );
+    }
+    Ok(())
+}
+
+/// `--statements`: the per-statement profile of every SQLite setting.
+fn statements(options: &Options) -> Result<(), String> {
+    let mut text = String::from(
+        "# What the guard costs: statement by statement\n\n\
+         One bare connection, the bench's copies of the paths, SQLite's own per-statement \
+         trace (`sqlite3_trace_v2`), each statement timed from its start event to its \
+         profile event (its reset), so COMMIT includes waiting for the disk. WAL pages/op: frames appended to \
+         the log per operation.\n\n",
+    );
+    for config in sqlite_configs() {
+        let label = Target::Sqlite(config).label();
+        if options
+            .only
+            .as_ref()
+            .is_some_and(|only| !label.contains(only.as_str()))
+        {
+            continue;
+        }
+        let ops = match (options.quick, config.sync) {
+            (true, _) => 30,
+            (false, Synchronous::Full) => 300,
+            (false, _) => 3000,
+        };
+        eprintln!("profiling {label}, {ops} operations per path");
+        text.push_str(&profile::profile(config, &label, ops)?);
+        text.push('\n');
+    }
+    println!("{text}");
+    if let Some(out) = &options.out {
+        fs::create_dir_all(out)
+            .map_err(|error| format!("cannot create {}: {error}", out.display()))?;
+        let path = out.join("statements.md");
+        fs::write(&path, text)
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        eprintln!("wrote {}", path.display());
     }
     Ok(())
 }
@@ -436,8 +502,38 @@ fn cost_ratio(
     (case.ops > 0).then(|| base.ops_per_sec() / case.ops_per_sec())
 }
 
+/// Processor time per operation of `case` over that of `base`.
+fn cpu_ratio(
+    rows: &[Row],
+    target: Target,
+    case: Case,
+    base: Case,
+    connections: usize,
+) -> Option<f64> {
+    let case = find(rows, target, case, connections)?.cpu_us_per_op?;
+    let base = find(rows, target, base, connections)?.cpu_us_per_op?;
+    (base > 0.0).then(|| case / base)
+}
+
 fn ratio_text(ratio: Option<f64>) -> String {
     ratio.map_or_else(|| "–".to_owned(), |ratio| format!("{ratio:.2}"))
+}
+
+fn cpu_text(cell: Option<Cell>) -> String {
+    cell.and_then(|cell| cell.cpu_us_per_op)
+        .map_or_else(|| "–".to_owned(), |us| format!("{us:.1}"))
+}
+
+fn ops_text(cell: Option<Cell>) -> String {
+    cell.map_or_else(
+        || "–".to_owned(),
+        |cell| format!("{:.0}", cell.ops_per_sec()),
+    )
+}
+
+fn share_text(cell: Option<Cell>) -> String {
+    cell.and_then(|cell| cell.cpu_wait_share)
+        .map_or_else(|| "–".to_owned(), |share| format!("{:.0}%", share * 100.0))
 }
 
 /// The Markdown report: the summary table, the ratios and the overhead on
@@ -447,9 +543,9 @@ fn report(machine: &str, rows: &[Row]) -> String {
     let _ = writeln!(text, "# What the guard costs: results\n\n{machine}");
     let _ = writeln!(
         text,
-        "Operations per second (higher is better). (c)/(b) and (c)/(a) are cost ratios: \
-         the mean time of (c) over that of (b) or (a). Retries: contention retries per \
-         operation of (c).\n"
+        "## Throughput\n\nOperations per second, by the wall clock (higher is better). \
+         (c)/(b) and (c)/(a) are cost ratios: the mean time of (c) over that of (b) or (a). \
+         Retries: contention retries per operation of (c).\n"
     );
     let _ = writeln!(
         text,
@@ -460,22 +556,10 @@ fn report(machine: &str, rows: &[Row]) -> String {
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     for target in targets(rows) {
-        let mut connections: Vec<usize> = rows
-            .iter()
-            .filter(|row| row.target == target && Case::MAIN.contains(&row.case))
-            .map(|row| row.connections)
-            .collect();
-        connections.sort_unstable();
-        connections.dedup();
-        for n in connections {
+        for n in connections_of(rows, target) {
             let _ = write!(text, "| {} | {n} |", target.label());
             for case in Case::MAIN {
-                match find(rows, target, case, n) {
-                    Some(cell) => {
-                        let _ = write!(text, " {:.0} |", cell.ops_per_sec());
-                    }
-                    None => text.push_str(" – |"),
-                }
+                let _ = write!(text, " {} |", ops_text(find(rows, target, case, n)));
             }
             let retries = find(rows, target, Case::Apply, n).map_or_else(
                 || "–".to_owned(),
@@ -492,43 +576,85 @@ fn report(machine: &str, rows: &[Row]) -> String {
 
     let _ = writeln!(
         text,
+        "\n## One connection: what each path costs\n\n\
+         Processor time per operation in µs (the thread's own time on a processor, from \
+         the kernel's scheduler statistics; time spent waiting for the disk is not in it), \
+         then the cost ratios by the wall clock and by processor time. The last column is \
+         the share of the time the thread was ready but waited for a processor: how much \
+         other programs on the machine disturbed the wall clock.\n"
+    );
+    let _ = writeln!(
+        text,
+        "| Destination | (a) CPU µs | (b) | (c) | (d) | (e) | (c)/(b) wall | (c)/(b) CPU | (c)/(a) wall | (c)/(a) CPU | waited for CPU (c) |"
+    );
+    let _ = writeln!(
+        text,
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
+    for target in targets(rows) {
+        if find(rows, target, Case::Apply, 1).is_none() {
+            continue;
+        }
+        let _ = write!(text, "| {} |", target.label());
+        for case in Case::MAIN {
+            let _ = write!(text, " {} |", cpu_text(find(rows, target, case, 1)));
+        }
+        let _ = writeln!(
+            text,
+            " {} | {} | {} | {} | {} |",
+            ratio_text(cost_ratio(rows, target, Case::Apply, Case::Floor, 1)),
+            ratio_text(cpu_ratio(rows, target, Case::Apply, Case::Floor, 1)),
+            ratio_text(cost_ratio(rows, target, Case::Apply, Case::Bare, 1)),
+            ratio_text(cpu_ratio(rows, target, Case::Apply, Case::Bare, 1)),
+            share_text(find(rows, target, Case::Apply, 1)),
+        );
+    }
+
+    let _ = writeln!(
+        text,
         "\n## The harness's overhead, one connection\n\n\
          The same work through a lab `Destination` and on a bare rusqlite connection to the \
-         same file (same statements, same settings). Operations per second.\n"
+         same file (the same statements and settings): operations per second, then the lab's \
+         cost over the bare connection's, by the wall clock and by processor time. The last \
+         two columns are the reference's statements on the bare connection over (b) there, \
+         as written and with the resource's row read once instead of twice.\n"
     );
     let _ = writeln!(
         text,
-        "| Destination | (b) lab | (b) bare | (c) lab | (c) bare | (c) bare, row read once | lab/bare (b) | lab/bare (c) | (c)/(b) bare |"
+        "| Destination | (b) lab | (b) bare | (c) lab | (c) bare | (c) bare, row read once | lab/bare (b) wall, CPU | lab/bare (c) wall, CPU | bare (c)/(b) CPU | bare (c) one read/(b) CPU |"
     );
     let _ = writeln!(
         text,
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     for target in targets(rows) {
         if find(rows, target, Case::BareApply, 1).is_none() {
             continue;
         }
-        let ops = |case| {
-            find(rows, target, case, 1).map_or_else(
-                || "–".to_owned(),
-                |cell| format!("{:.0}", cell.ops_per_sec()),
+        let ops = |case| ops_text(find(rows, target, case, 1));
+        let both = |case, base| {
+            format!(
+                "{}, {}",
+                ratio_text(cost_ratio(rows, target, case, base, 1)),
+                ratio_text(cpu_ratio(rows, target, case, base, 1))
             )
         };
         let _ = writeln!(
             text,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             target.label(),
             ops(Case::Floor),
             ops(Case::BareFloor),
             ops(Case::Apply),
             ops(Case::BareApply),
             ops(Case::BareApplyOneRead),
-            ratio_text(cost_ratio(rows, target, Case::Floor, Case::BareFloor, 1)),
-            ratio_text(cost_ratio(rows, target, Case::Apply, Case::BareApply, 1)),
-            ratio_text(cost_ratio(
+            both(Case::Floor, Case::BareFloor),
+            both(Case::Apply, Case::BareApply),
+            ratio_text(cpu_ratio(rows, target, Case::BareApply, Case::BareFloor, 1)),
+            ratio_text(cpu_ratio(
                 rows,
                 target,
-                Case::BareApply,
+                Case::BareApplyOneRead,
                 Case::BareFloor,
                 1
             )),
@@ -537,38 +663,56 @@ fn report(machine: &str, rows: &[Row]) -> String {
 
     let _ = writeln!(
         text,
-        "\n## Every cell\n\nLatency is per operation, contention retries and back-off included.\n"
+        "\n## Every cell\n\nLatency is per operation, contention retries and back-off \
+         included. CPU µs: processor time per operation, all threads together.\n"
     );
     let _ = writeln!(
         text,
-        "| Destination | Path | Conns | ops/s | p50 µs | p99 µs | retries/op |"
+        "| Destination | Path | Conns | ops/s | p50 µs | p99 µs | retries/op | CPU µs/op | waited for CPU |"
     );
-    let _ = writeln!(text, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(
+        text,
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
     for row in rows {
         let _ = writeln!(
             text,
-            "| {} | {} | {} | {:.0} | {:.1} | {:.1} | {:.2} |",
+            "| {} | {} | {} | {:.0} | {:.1} | {:.1} | {:.2} | {} | {} |",
             row.target.label(),
             row.case.label(),
             row.connections,
             row.cell.ops_per_sec(),
             row.cell.p50_us,
             row.cell.p99_us,
-            row.cell.retries_per_op()
+            row.cell.retries_per_op(),
+            cpu_text(Some(row.cell)),
+            share_text(Some(row.cell)),
         );
     }
     text
 }
 
+/// The connection counts measured on `target`, ascending.
+pub fn connections_of(rows: &[Row], target: Target) -> Vec<usize> {
+    let mut connections: Vec<usize> = rows
+        .iter()
+        .filter(|row| row.target == target && Case::MAIN.contains(&row.case))
+        .map(|row| row.connections)
+        .collect();
+    connections.sort_unstable();
+    connections.dedup();
+    connections
+}
+
 /// Every cell, one line each.
 fn csv(rows: &[Row]) -> String {
     let mut text = String::from(
-        "destination,path,connections,ops,seconds,ops_per_sec,p50_us,p99_us,retries\n",
+        "destination,path,connections,ops,seconds,ops_per_sec,p50_us,p99_us,retries,cpu_us_per_op,cpu_wait_share\n",
     );
     for row in rows {
         let _ = writeln!(
             text,
-            "\"{}\",\"{}\",{},{},{},{:.1},{:.1},{:.1},{}",
+            "\"{}\",\"{}\",{},{},{},{:.1},{:.1},{:.1},{},{},{}",
             row.target.label(),
             row.case.label(),
             row.connections,
@@ -577,7 +721,13 @@ fn csv(rows: &[Row]) -> String {
             row.cell.ops_per_sec(),
             row.cell.p50_us,
             row.cell.p99_us,
-            row.cell.retries
+            row.cell.retries,
+            row.cell
+                .cpu_us_per_op
+                .map_or_else(String::new, |us| format!("{us:.2}")),
+            row.cell
+                .cpu_wait_share
+                .map_or_else(String::new, |share| format!("{share:.3}")),
         );
     }
     text

@@ -33,6 +33,14 @@ pub struct Cell {
     /// Operations that committed, warm-up and tail included: what the
     /// destination must show afterwards.
     pub committed: u64,
+    /// Processor time the threads spent per operation (warm-up and tail
+    /// included), in microseconds: unlike the wall clock, it does not grow
+    /// when other programs take the processors. `None` without
+    /// `/proc/thread-self/schedstat`.
+    pub cpu_us_per_op: Option<f64>,
+    /// The share of the threads' time spent ready but waiting for a
+    /// processor: how much the machine's other load distorted the wall clock.
+    pub cpu_wait_share: Option<f64>,
 }
 
 impl Cell {
@@ -105,9 +113,17 @@ where
     let mut latencies = Vec::new();
     let mut retries = 0;
     let mut committed = 0;
+    let (mut cpu_ns, mut wait_ns) = (Some(0), Some(0));
     for result in per_thread {
-        let (done, all) = result??;
-        committed += all;
+        let Finished {
+            done,
+            ops,
+            cpu_ns: cpu,
+            wait_ns: wait,
+        } = result??;
+        committed += ops;
+        cpu_ns = cpu_ns.zip(cpu).map(|(sum, cpu)| sum + cpu);
+        wait_ns = wait_ns.zip(wait).map(|(sum, wait)| sum + wait);
         for op in done
             .into_iter()
             .filter(|op| op.end_ns >= start_ns && op.end_ns < end_ns)
@@ -124,7 +140,34 @@ where
         p99_us: percentile(&latencies, 99.0),
         retries,
         committed,
+        cpu_us_per_op: cpu_ns
+            .filter(|_| committed > 0)
+            .map(|cpu| cpu as f64 / committed as f64 / 1000.0),
+        cpu_wait_share: cpu_ns
+            .zip(wait_ns)
+            .filter(|&(cpu, wait)| cpu + wait > 0)
+            .map(|(cpu, wait)| wait as f64 / (cpu + wait) as f64),
     })
+}
+
+/// What one thread brings back.
+struct Finished {
+    /// Its operations.
+    done: Vec<Done>,
+    /// How many committed.
+    ops: u64,
+    /// Processor time from the start line to the end, in ns.
+    cpu_ns: Option<u64>,
+    /// Time spent waiting for a processor over the same span, in ns.
+    wait_ns: Option<u64>,
+}
+
+/// This thread's time on a processor and time waiting for one, in ns,
+/// from the kernel's scheduler statistics.
+fn thread_times() -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut fields = text.split_whitespace();
+    Some((fields.next()?.parse().ok()?, fields.next()?.parse().ok()?))
 }
 
 /// One thread: its operations until `stop`, and how many committed.
@@ -134,7 +177,7 @@ fn worker<S>(
     setup: &S,
     ready: &Barrier,
     stop: &AtomicBool,
-) -> Result<(Vec<Done>, u64), String>
+) -> Result<Finished, String>
 where
     S: Fn(usize) -> Result<Op, LabError> + Sync,
 {
@@ -156,6 +199,7 @@ where
             fencing_lab::describe_error(&error)
         )
     })?;
+    let start_times = thread_times();
     let mut rng =
         0x9e37_79b9_7f4a_7c15_u64 ^ (index as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     let mut done = Vec::with_capacity(1 << 16);
@@ -190,7 +234,17 @@ where
         });
         i += 1;
     }
-    Ok((done, i))
+    let end_times = thread_times();
+    let (cpu_ns, wait_ns) = match start_times.zip(end_times) {
+        Some(((cpu0, wait0), (cpu1, wait1))) => (Some(cpu1 - cpu0), Some(wait1 - wait0)),
+        None => (None, None),
+    };
+    Ok(Finished {
+        done,
+        ops: i,
+        cpu_ns,
+        wait_ns,
+    })
 }
 
 /// After contention: give the processor away twice, then sleep a random

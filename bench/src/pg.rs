@@ -110,11 +110,102 @@ fn setup(lab: &PgLab, case: Case, thread: usize) -> Result<Op, LabError> {
         }
         Case::WorkerCheck => Box::new(move |_| unfenced_write(&mut db, RESOURCE, 1, 1).map(drop)),
         Case::BareFloor | Case::BareApply | Case::BareApplyOneRead => {
-            return Err(LabError::ServerUnavailable(
-                "the bare-connection copies run on SQLite only".to_owned(),
-            ));
+            drop(db);
+            let mut bare = Bare::connect(lab)?;
+            Box::new(move |i| bare.run(case, &format!("t{thread}-{i}")))
         }
     })
+}
+
+/// A bare session on the lab's schema with the lab's lock timeout, whose
+/// statements are prepared once, as a service would prepare them. The lab's
+/// sessions send each statement's text every time: two round trips per
+/// statement instead of one.
+struct Bare {
+    client: postgres::Client,
+    update_returning: postgres::Statement,
+    insert: postgres::Statement,
+    lock: postgres::Statement,
+    read: postgres::Statement,
+    find: postgres::Statement,
+    set_value: postgres::Statement,
+    lock_and_read: postgres::Statement,
+}
+
+impl Bare {
+    fn connect(lab: &PgLab) -> Result<Bare, LabError> {
+        let address = lab.address();
+        let (schema, conninfo) = address.split_once(' ').ok_or_else(|| {
+            LabError::ServerUnavailable(format!("malformed lab address {address:?}"))
+        })?;
+        let mut config: postgres::Config = conninfo
+            .parse()
+            .map_err(|error| LabError::ServerUnavailable(format!("{error}")))?;
+        config.options(&format!("-c lock_timeout=1ms -c search_path={schema}"));
+        let mut client = config.connect(postgres::NoTls)?;
+        Ok(Bare {
+            update_returning: client.prepare(
+                "UPDATE resources SET value = value + $1 WHERE name = $2 RETURNING value",
+            )?,
+            insert: client.prepare(
+                "INSERT INTO requests (resource, request_id, delta, result, generation)
+                 VALUES ($1, $2, $3, $4, $5)",
+            )?,
+            lock: client.prepare("SELECT 1 FROM resources WHERE name = $1 FOR UPDATE NOWAIT")?,
+            read: client.prepare("SELECT generation, value FROM resources WHERE name = $1")?,
+            find: client.prepare(
+                "SELECT resource, request_id, delta, result, generation FROM requests
+                 WHERE resource = $1 AND request_id = $2",
+            )?,
+            set_value: client.prepare("UPDATE resources SET value = $1 WHERE name = $2")?,
+            lock_and_read: client.prepare(
+                "SELECT generation, value FROM resources WHERE name = $1 FOR UPDATE NOWAIT",
+            )?,
+            client,
+        })
+    }
+
+    /// (b), or the reference's statements (with `BareApplyOneRead`: the
+    /// row locked and read by one statement), for generation 1, delta 1.
+    fn run(&mut self, case: Case, request_id: &str) -> Result<(), LabError> {
+        let mut tx = self.client.transaction()?;
+        let result: i64 = if case == Case::BareFloor {
+            tx.query_one(&self.update_returning, &[&1_i64, &RESOURCE])?
+                .get(0)
+        } else {
+            let (generation, mut value): (i64, i64) = if case == Case::BareApplyOneRead {
+                let row = tx.query_one(&self.lock_and_read, &[&RESOURCE])?;
+                (row.get(0), row.get(1))
+            } else {
+                tx.query_one(&self.lock, &[&RESOURCE])?;
+                let row = tx.query_one(&self.read, &[&RESOURCE])?;
+                (row.get(0), row.get(1))
+            };
+            if generation != 1 {
+                return Err(LabError::Stale {
+                    presented: 1,
+                    installed: generation,
+                });
+            }
+            if tx
+                .query_opt(&self.find, &[&RESOURCE, &request_id])?
+                .is_some()
+            {
+                return Ok(());
+            }
+            if case == Case::BareApply {
+                value = tx.query_one(&self.read, &[&RESOURCE])?.get(1);
+            }
+            let result = value + 1;
+            tx.execute(&self.set_value, &[&result, &RESOURCE])?;
+            result
+        };
+        tx.execute(
+            &self.insert,
+            &[&RESOURCE, &request_id, &1_i64, &result, &1_i64],
+        )?;
+        Ok(tx.commit()?)
+    }
 }
 
 fn unexpected(outcome: Outcome) -> LabError {

@@ -342,10 +342,7 @@ fn bench(options: &Options) -> Result<(), String> {
 
     let mut machine = machine(options, load_before, started.elapsed());
     #[cfg(feature = "postgres")]
-    let postgres = server.map_or_else(
-        || "not measured (left out by --only)".to_owned(),
-        |server| server,
-    );
+    let postgres = server.unwrap_or_else(|| "not measured (left out by --only)".to_owned());
     #[cfg(not(feature = "postgres"))]
     let postgres = "not measured (feature `postgres` off)";
     let _ = writeln!(machine, "- PostgreSQL: {postgres}");

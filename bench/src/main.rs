@@ -143,6 +143,8 @@ struct Options {
     only: Option<String>,
     /// The per-statement profile instead of the throughput cells.
     statements: bool,
+    /// Rewrite the report from an earlier run's files instead of measuring.
+    report: Option<PathBuf>,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -158,6 +160,7 @@ fn parse_options() -> Result<Options, String> {
         quick: false,
         only: None,
         statements: false,
+        report: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -209,12 +212,14 @@ fn parse_options() -> Result<Options, String> {
             "--out" => options.out = Some(PathBuf::from(value()?)),
             "--only" => options.only = Some(value()?),
             "--statements" => options.statements = true,
+            "--report" => options.report = Some(PathBuf::from(value()?)),
             "--help" | "-h" => {
                 println!(
                     "usage: fencing-bench [--quick] [--out DIR] [--seconds S] [--rounds N] \
-                     [--connections 1,2,4,8] [--cases abcde] [--only TEXT] [--statements]\n\
+                     [--connections 1,2,4,8] [--cases abcde] [--only TEXT] [--statements] [--report DIR]\n\
                      --only keeps the destinations whose label contains TEXT, e.g. \"WAL, OFF\"\n\
-                     --statements profiles each path's statements on one connection instead"
+                     --statements profiles each path's statements on one connection instead\n\
+                     --report DIR writes the report and chart again from DIR's results.csv"
                 );
                 std::process::exit(0);
             }
@@ -247,6 +252,9 @@ fn sqlite_configs() -> Vec<sqlite::Config> {
 fn bench(options: &Options) -> Result<(), String> {
     if options.statements {
         return statements(options);
+    }
+    if let Some(dir) = &options.report {
+        return report_again(dir);
     }
     let started = Instant::now();
     let load_before = load_average();
@@ -346,9 +354,15 @@ fn bench(options: &Options) -> Result<(), String> {
     #[cfg(not(feature = "postgres"))]
     let postgres = "not measured (feature `postgres` off)";
     let _ = writeln!(machine, "- PostgreSQL: {postgres}");
-    let report = report(&machine, &rows);
+    write_results(options.out.as_deref(), &machine, &rows)
+}
+
+/// Prints the report and, with `out`, writes the report, the cells and the
+/// chart there.
+fn write_results(out: Option<&std::path::Path>, machine: &str, rows: &[Row]) -> Result<(), String> {
+    let report = report(machine, rows);
     println!("{report}");
-    if let Some(out) = &options.out {
+    if let Some(out) = out {
         fs::create_dir_all(out)
             .map_err(|error| format!("cannot create {}: {error}", out.display()))?;
         let write = |name: &str, text: String| {
@@ -357,14 +371,76 @@ fn bench(options: &Options) -> Result<(), String> {
                 .map_err(|error| format!("cannot write {}: {error}", path.display()))
         };
         write("results.md", report)?;
-        write("results.csv", csv(&rows))?;
-        write("throughput.svg", chart::svg(&rows))?;
+        write("machine.md", machine.to_owned())?;
+        write("results.csv", csv(rows))?;
+        write("throughput.svg", chart::svg(rows))?;
         eprintln!(
-            "wrote results.md, results.csv and throughput.svg to {}",
+            "wrote results.md, machine.md, results.csv and throughput.svg to {}",
             out.display()
         );
     }
     Ok(())
+}
+
+/// `--report DIR`: the report and the chart again, from the `results.csv`
+/// and `machine.md` a run wrote to DIR, without measuring anything.
+fn report_again(dir: &std::path::Path) -> Result<(), String> {
+    let read = |name: &str| {
+        let path = dir.join(name);
+        fs::read_to_string(&path)
+            .map_err(|error| format!("cannot read {}: {error}", path.display()))
+    };
+    let machine = read("machine.md")?;
+    let mut targets: Vec<Target> = sqlite_configs().into_iter().map(Target::Sqlite).collect();
+    targets.push(Target::Postgres);
+    let cases = Case::MAIN.into_iter().chain(Case::OVERHEAD);
+    let cases: Vec<Case> = cases.collect();
+    let mut rows = Vec::new();
+    for (number, line) in read("results.csv")?.lines().enumerate().skip(1) {
+        let bad = || format!("results.csv line {}: cannot read {line:?}", number + 1);
+        let fields = csv_fields(line);
+        let field = |index: usize| fields.get(index).map(String::as_str).ok_or_else(bad);
+        let number_at = |index: usize| field(index)?.parse::<f64>().map_err(|_| bad());
+        let optional = |index: usize| field(index).map(|text| text.parse::<f64>().ok());
+        let target = *targets
+            .iter()
+            .find(|target| target.label() == field(0).unwrap_or_default())
+            .ok_or_else(bad)?;
+        let case = *cases
+            .iter()
+            .find(|case| case.label() == field(1).unwrap_or_default())
+            .ok_or_else(bad)?;
+        rows.push(Row {
+            target,
+            case,
+            connections: number_at(2)? as usize,
+            cell: Cell {
+                ops: number_at(3)? as usize,
+                seconds: number_at(4)?,
+                p50_us: number_at(6)?,
+                p99_us: number_at(7)?,
+                retries: number_at(8)? as u64,
+                committed: 0,
+                cpu_us_per_op: optional(9)?,
+                cpu_wait_share: optional(10)?,
+            },
+        });
+    }
+    write_results(Some(dir), &machine, &rows)
+}
+
+/// The fields of one line of `results.csv` (labels are quoted, numbers not).
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            c => fields.last_mut().expect("never empty").push(c),
+        }
+    }
+    fields
 }
 
 /// `--statements`: the per-statement profile of every SQLite setting.
@@ -517,6 +593,14 @@ fn cpu_ratio(
     (base > 0.0).then(|| case / base)
 }
 
+/// Median latency of `case` over that of `base`, on one connection: the
+/// median leaves out the operations a busy machine stalled.
+fn p50_ratio(rows: &[Row], target: Target, case: Case, base: Case) -> Option<f64> {
+    let case = find(rows, target, case, 1)?.p50_us;
+    let base = find(rows, target, base, 1)?.p50_us;
+    (base > 0.0).then(|| case / base)
+}
+
 fn ratio_text(ratio: Option<f64>) -> String {
     ratio.map_or_else(|| "–".to_owned(), |ratio| format!("{ratio:.2}"))
 }
@@ -581,17 +665,18 @@ fn report(machine: &str, rows: &[Row]) -> String {
         "\n## One connection: what each path costs\n\n\
          Processor time per operation in µs (the thread's own time on a processor, from \
          the kernel's scheduler statistics; time spent waiting for the disk is not in it), \
-         then the cost ratios by the wall clock and by processor time. The last column is \
+         then the cost ratios by the wall clock (mean time), by median latency and by \
+         processor time. The last column is \
          the share of the time the thread was ready but waited for a processor: how much \
          other programs on the machine disturbed the wall clock.\n"
     );
     let _ = writeln!(
         text,
-        "| Destination | (a) CPU µs | (b) | (c) | (d) | (e) | (c)/(b) wall | (c)/(b) CPU | (c)/(a) wall | (c)/(a) CPU | waited for CPU (c) |"
+        "| Destination | (a) CPU µs | (b) | (c) | (d) | (e) | (c)/(b) wall | p50 | CPU | (c)/(a) wall | p50 | CPU | waited for CPU (c) |"
     );
     let _ = writeln!(
         text,
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     for target in targets(rows) {
         if find(rows, target, Case::Apply, 1).is_none() {
@@ -603,10 +688,12 @@ fn report(machine: &str, rows: &[Row]) -> String {
         }
         let _ = writeln!(
             text,
-            " {} | {} | {} | {} | {} |",
+            " {} | {} | {} | {} | {} | {} | {} |",
             ratio_text(cost_ratio(rows, target, Case::Apply, Case::Floor, 1)),
+            ratio_text(p50_ratio(rows, target, Case::Apply, Case::Floor)),
             ratio_text(cpu_ratio(rows, target, Case::Apply, Case::Floor, 1)),
             ratio_text(cost_ratio(rows, target, Case::Apply, Case::Bare, 1)),
+            ratio_text(p50_ratio(rows, target, Case::Apply, Case::Bare)),
             ratio_text(cpu_ratio(rows, target, Case::Apply, Case::Bare, 1)),
             share_text(find(rows, target, Case::Apply, 1)),
         );

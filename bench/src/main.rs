@@ -482,16 +482,35 @@ fn statements(options: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// The 1-, 5- and 15-minute load averages, to show how busy the machine was.
+/// The 1-, 5- and 15-minute load averages, and the kernel's pressure
+/// figures (the share of the last minute some task waited for a processor,
+/// or for the disk), to show how busy the machine was.
 fn load_average() -> String {
-    fs::read_to_string("/proc/loadavg")
+    let load = fs::read_to_string("/proc/loadavg")
         .map(|text| {
             text.split_whitespace()
                 .take(3)
                 .collect::<Vec<_>>()
                 .join(" ")
         })
-        .unwrap_or_else(|_| "unknown".to_owned())
+        .unwrap_or_else(|_| "unknown".to_owned());
+    let pressure = |resource: &str| {
+        fs::read_to_string(format!("/proc/pressure/{resource}"))
+            .ok()
+            .and_then(|text| {
+                let some = text.lines().find(|line| line.starts_with("some"))?;
+                let avg60 = some
+                    .split_whitespace()
+                    .find_map(|field| field.strip_prefix("avg60="))?;
+                Some(format!("{avg60}%"))
+            })
+            .unwrap_or_else(|| "unknown".to_owned())
+    };
+    format!(
+        "{load} (pressure over the last minute: processor {}, disk {})",
+        pressure("cpu"),
+        pressure("io")
+    )
 }
 
 /// The machine and the run, as the results' header.

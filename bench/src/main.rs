@@ -139,7 +139,7 @@ struct Options {
     cases: Vec<Case>,
     out: Option<PathBuf>,
     quick: bool,
-    /// Only the destinations whose label contains this text.
+    /// Only the destinations whose label contains this text (or one of several, separated by `|`).
     only: Option<String>,
     /// The per-statement profile instead of the throughput cells.
     statements: bool,
@@ -217,7 +217,8 @@ fn parse_options() -> Result<Options, String> {
                 println!(
                     "usage: fencing-bench [--quick] [--out DIR] [--seconds S] [--rounds N] \
                      [--connections 1,2,4,8] [--cases abcde] [--only TEXT] [--statements] [--report DIR]\n\
-                     --only keeps the destinations whose label contains TEXT, e.g. \"WAL, OFF\"\n\
+                     --only keeps the destinations whose label contains TEXT, e.g. \"WAL, OFF\" \
+                     (several: \"OFF|WAL, NORMAL\")\n\
                      --statements profiles each path's statements on one connection instead\n\
                      --report DIR writes the report and chart again from DIR's results.csv"
                 );
@@ -276,7 +277,7 @@ fn bench(options: &Options) -> Result<(), String> {
         options
             .only
             .as_ref()
-            .is_none_or(|only| target.label().contains(only.as_str()))
+            .is_none_or(|only| matches_only(only, &target.label()))
     };
     plan.retain(|&(target, _, _)| keep(target));
     #[cfg(feature = "postgres")]
@@ -443,6 +444,11 @@ fn csv_fields(line: &str) -> Vec<String> {
     fields
 }
 
+/// Whether `label` contains one of the `|`-separated texts of `--only`.
+fn matches_only(only: &str, label: &str) -> bool {
+    only.split('|').any(|text| label.contains(text))
+}
+
 /// `--statements`: the per-statement profile of every SQLite setting.
 fn statements(options: &Options) -> Result<(), String> {
     let mut text = String::from(
@@ -457,7 +463,7 @@ fn statements(options: &Options) -> Result<(), String> {
         if options
             .only
             .as_ref()
-            .is_some_and(|only| !label.contains(only.as_str()))
+            .is_some_and(|only| !matches_only(only, &label))
         {
             continue;
         }

@@ -23,8 +23,9 @@ pub(crate) enum Param<'a> {
 /// A connection the counterexamples use directly, bypassing the learner's
 /// code: a worker's or authority's connection on either destination.
 pub(crate) trait Direct {
-    /// Runs `sql` and returns the first column of its one row.
-    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<i64, LabError>;
+    /// Runs `sql` to its end and returns the first column of its first
+    /// row, if it returned one.
+    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<i64>, LabError>;
 
     /// Runs `sql` for its effect.
     fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<(), LabError>;
@@ -50,10 +51,13 @@ pub(crate) fn unfenced_write(
     // Run like a learner's call: its checkpoints start counting here.
     let hooks = worker.hooks();
     hooks.around(|| {
-        let installed = worker.query_i64(
-            "SELECT generation FROM resources WHERE name = $1",
-            &[Param::Text(resource)],
-        )?;
+        let unknown = || LabError::UnknownResource(resource.to_owned());
+        let installed = worker
+            .query_i64(
+                "SELECT generation FROM resources WHERE name = $1",
+                &[Param::Text(resource)],
+            )?
+            .ok_or_else(unknown)?;
         if installed != held_generation {
             return Err(LabError::Stale {
                 presented: held_generation,
@@ -61,10 +65,12 @@ pub(crate) fn unfenced_write(
             });
         }
         hooks.reached(Checkpoint::WorkerChecked)?;
-        worker.query_i64(
-            "UPDATE resources SET value = value + $1 WHERE name = $2 RETURNING value",
-            &[Param::Int(delta), Param::Text(resource)],
-        )
+        worker
+            .query_i64(
+                "UPDATE resources SET value = value + $1 WHERE name = $2 RETURNING value",
+                &[Param::Int(delta), Param::Text(resource)],
+            )?
+            .ok_or_else(unknown)
     })
 }
 
@@ -112,10 +118,20 @@ impl rusqlite::ToSql for Param<'_> {
 }
 
 impl Direct for crate::Destination {
-    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<i64, LabError> {
-        Ok(self
-            .connection()
-            .query_row(sql, rusqlite::params_from_iter(params), |row| row.get(0))?)
+    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<i64>, LabError> {
+        // Prepared once per connection, like the statements of `Tx`.
+        let mut statement = self.connection().prepare_cached(sql)?;
+        let mut rows = statement.query(rusqlite::params_from_iter(params))?;
+        let first = match rows.next()? {
+            Some(row) => Some(row.get(0)?),
+            None => None,
+        };
+        // Step the statement to its end: outside a transaction a write
+        // commits only then, and a commit that meets contention is rolled
+        // back. Stopping after the row would report a value that never
+        // committed.
+        while rows.next()?.is_some() {}
+        Ok(first)
     }
 
     fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<(), LabError> {
@@ -131,8 +147,11 @@ impl Direct for crate::Destination {
 
 #[cfg(feature = "postgres")]
 impl Direct for crate::pg::PgDestination {
-    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<i64, LabError> {
-        Ok(self.client().query_one(sql, &pg_params(params))?.get(0))
+    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<i64>, LabError> {
+        Ok(self
+            .client()
+            .query_opt(sql, &pg_params(params))?
+            .map(|row| row.get(0)))
     }
 
     fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<(), LabError> {

@@ -22,6 +22,7 @@
 //! - [`db`]: the lab file, its schema, connections ([`Destination`]) and
 //!   transactions ([`Tx`]).
 //! - [`checkpoint`]: where a test pauses the destination or injects a fault.
+//! - [`durability`]: a connection's `synchronous` level, for the benchmark.
 //! - [`counterexample`]: the paths the contract does not cover.
 //! - [`explore`]: every interleaving of two workers and the authority, and
 //!   of one request delivered twice at once, run on a real file and checked
@@ -42,6 +43,7 @@ pub mod checkpoint;
 pub mod claims;
 pub mod counterexample;
 pub mod db;
+pub mod durability;
 pub mod error;
 pub mod explore;
 pub mod external;

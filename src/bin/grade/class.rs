@@ -40,6 +40,10 @@ const REPOSITORY: &[&str] = &[
     "tests/lab",
     "solutions",
     "exercises",
+    // The workspace's other member: cargo loads every member's manifest, so
+    // the copy needs it, though grading never builds it.
+    "bench/Cargo.toml",
+    "bench/src",
 ];
 
 /// The grader's own source, which the scratch copy replaces with a stub.

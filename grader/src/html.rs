@@ -46,7 +46,7 @@ pub fn class_report(rows: &[Row], sandbox: bool) -> String {
         );
     }
     page.push_str(
-        "<p class=\"legend\"><span class=\"pass\" style=\"background:#bfe8c2\">&#10003; pass</span>\
+        "<p class=\"legend\"><span style=\"background:#bfe8c2\">&#10003; pass</span>\
          <span style=\"background:#f4b9b2\">&#10007; fail</span>\
          <span style=\"background:#f7dd9c\">? no result</span> \
          the outlined rate is the claim the class passes least.</p>\n",

@@ -72,7 +72,6 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         out: absolute(&options.out)?,
         ..options.clone()
     };
-    output::refuse_inside_submission(&options.submissions, &options.out)?;
     let class = submission::list(&options.submissions, &options.out)?;
     if class.is_empty() {
         return Err(format!(
@@ -80,6 +79,7 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
             options.submissions.display()
         ));
     }
+    output::refuse_inside_submission(&options.submissions, &class, &options.out)?;
     // A gradebook to compare with must exist before a whole class is graded.
     if let Some(expected) = options.expect.as_ref().filter(|path| !path.is_file()) {
         return Err(format!(

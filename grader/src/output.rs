@@ -9,7 +9,7 @@
 //! merged afterwards, writes the same bytes.
 
 use std::fs;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -57,45 +57,68 @@ impl Shard {
     }
 }
 
-/// Refuses an output folder that is the submissions folder or lies inside
-/// one submission: nothing inside a submission folder is ever written. A
-/// hidden folder of the class (`.grades/`) is no submission and may hold it.
-pub fn refuse_inside_submission(submissions: &Path, out: &Path) -> Result<(), String> {
-    let submissions = resolved(submissions);
-    let out = resolved(out);
-    if out == submissions {
-        return Err(format!(
-            "--out {} is the submissions folder: every submission's folder would get a \
-             results.json; choose a folder outside the class",
-            out.display()
-        ));
-    }
-    if submissions.starts_with(&out) {
-        return Err(format!(
-            "--out {} holds the submissions folder {}; choose a folder outside the class",
-            out.display(),
-            submissions.display()
-        ));
-    }
-    if let Ok(inside) = out.strip_prefix(&submissions) {
-        let first = inside.components().next();
-        let hidden = matches!(first, Some(Component::Normal(name))
-            if name.to_string_lossy().starts_with('.'));
-        let holds_exercises = |dir: &Path| {
-            ["exercises", "apply.rs", "install_generation.rs"]
-                .iter()
-                .any(|name| dir.join(name).exists())
-        };
-        let folder = first.map(|first| submissions.join(first));
-        let is_submission =
-            inside.components().count() > 1 || folder.as_deref().is_some_and(holds_exercises);
-        if !hidden && is_submission {
+/// Refuses an output folder that is the submissions folder, holds it, or
+/// lies inside one submission (`names`), whether by its path or by where its
+/// links lead: nothing inside a submission folder is ever written. Inside
+/// the submissions folder, only a hidden folder (`.grades/`), which is no
+/// submission, may hold it.
+pub fn refuse_inside_submission(
+    submissions: &Path,
+    names: &[String],
+    out: &Path,
+) -> Result<(), String> {
+    let outs = [out.to_path_buf(), resolved(out)];
+    let classes = [submissions.to_path_buf(), resolved(submissions)];
+    for (out, class) in outs
+        .iter()
+        .flat_map(|o| classes.iter().map(move |c| (o, c)))
+    {
+        if out == class {
             return Err(format!(
-                "--out {} lies inside the submission folder {}; nothing inside a submission \
-                 is written: choose a folder outside the class",
-                out.display(),
-                folder.unwrap_or_default().display()
+                "--out {} is the submissions folder: every submission's folder would get a \
+                 results.json; choose a folder outside the class",
+                out.display()
             ));
+        }
+        if class.starts_with(out) {
+            return Err(format!(
+                "--out {} holds the submissions folder {}; choose a folder outside the class",
+                out.display(),
+                class.display()
+            ));
+        }
+    }
+    // A new folder beside the submissions would pass for one next time.
+    for (out, class) in outs
+        .iter()
+        .flat_map(|o| classes.iter().map(move |c| (o, c)))
+    {
+        if let Ok(inside) = out.strip_prefix(class) {
+            let hidden = inside
+                .iter()
+                .next()
+                .is_some_and(|first| first.to_string_lossy().starts_with('.'));
+            if !hidden {
+                return Err(format!(
+                    "--out {} lies inside the submissions folder {}, where it would pass for a \
+                     submission; choose a folder outside the class, or a hidden one (.grades)",
+                    out.display(),
+                    class.display()
+                ));
+            }
+        }
+    }
+    for name in names {
+        let folder = submissions.join(name);
+        for inside in [folder.clone(), resolved(&folder)] {
+            if outs.iter().any(|out| out.starts_with(&inside)) {
+                return Err(format!(
+                    "--out {} lies inside the submission folder {}; nothing inside a \
+                     submission is written: choose a folder outside the class",
+                    out.display(),
+                    inside.display()
+                ));
+            }
         }
     }
     Ok(())

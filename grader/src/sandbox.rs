@@ -40,7 +40,8 @@ impl Sandbox {
         let mut command = Command::new(BWRAP);
         command.args(isolation());
         command.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
-        command.args(["--tmpfs", "/tmp"]);
+        // PostgreSQL's server keeps its shared memory in /dev/shm.
+        command.args(["--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]);
         for path in &self.hidden {
             command.arg("--tmpfs").arg(path);
         }

@@ -17,7 +17,7 @@ const STYLE: &str = "
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1b1b1b; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
 table { border-collapse: collapse; }
-th, td { border: 1px solid #c8c8c8; padding: 2px 6px; text-align: center; }
+th, td { border: 1px solid #c8c8c8; padding: 2px 6px; text-align: center; white-space: nowrap; }
 th.name, td.name { text-align: left; white-space: nowrap; }
 td.pass { background: #bfe8c2; } td.fail { background: #f4b9b2; }
 td.error { background: #f7dd9c; }

@@ -94,37 +94,8 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     let names = options.shard.slice(&class);
 
     let work = options.out.join(".work");
-    let scratch_dir = work.join("repository");
-    let tmp = work.join("tmp");
-    let target = work.join("target");
-    for dir in [&scratch_dir, &target] {
-        fs::create_dir_all(dir)
-            .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
-    }
-    let sandbox = if options.sandbox {
-        Some(Sandbox {
-            hidden: vec![
-                sandbox::real(&repository)?,
-                sandbox::real(&options.submissions)?,
-                sandbox::real(&options.out)?,
-            ],
-            readable: Vec::new(),
-            writable: vec![sandbox::real(&scratch_dir)?],
-        })
-    } else {
-        None
-    };
-    let suite = Suite {
-        dir: scratch_dir.clone(),
-        target_dir: target,
-        solutions: false,
-        postgres: crate::score::tracks().contains(&Track::Postgres),
-        interactive: false,
-        tmp_dir: Some(tmp.clone()),
-        sandbox,
-        build_limit: options.build_limit,
-        test_limit: options.test_limit,
-    };
+    let (scratch_dir, tmp) = (work.join("repository"), work.join("tmp"));
+    let suite = class_suite(options, &repository, &work)?;
     scratch::prepare(&repository, &scratch_dir)?;
     suite.fetch()?;
     // Links are followed within the class. A course author's own classes
@@ -184,33 +155,7 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     let rows: Vec<Row> = graded.iter().map(Row::of).collect();
     let written = output::write_class(&options.out, &class, options.shard, options.sandbox, &rows)?;
 
-    print!("{}", report::summary_table(&graded));
-    let flags = report::flags_listing(&graded);
-    if !flags.is_empty() {
-        print!("\n{flags}");
-    }
-    println!();
-    if options.sandbox {
-        println!("every build and test run went through the sandbox (bubblewrap)");
-    } else {
-        println!("{NO_SANDBOX}");
-    }
-    if options.shard.count > 1 {
-        println!(
-            "shard {} of {}: {} of the class's {} submissions; merge the shards with --merge",
-            options.shard.index,
-            options.shard.count,
-            names.len(),
-            class.len()
-        );
-    }
-    println!(
-        "wrote {}, {} and {} results.json files under {}",
-        written.gradebook.display(),
-        written.index.display(),
-        graded.len(),
-        options.out.display()
-    );
+    say_summary(options, &graded, names.len(), class.len(), &written);
 
     let mut failed = !report::rules_hold(&rows);
     if let Some(expected) = &options.expect {
@@ -227,6 +172,78 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// How a class's submissions are built and run: in the work folder's
+/// scratch copy, with its target directory, in a sandbox that hides the lab,
+/// the class and the output folder (unless `--no-sandbox`).
+fn class_suite(options: &Options, repository: &Path, work: &Path) -> Result<Suite, String> {
+    let scratch_dir = work.join("repository");
+    let tmp = work.join("tmp");
+    let target = work.join("target");
+    for dir in [&scratch_dir, &target] {
+        fs::create_dir_all(dir)
+            .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+    }
+    let sandbox = if options.sandbox {
+        Some(Sandbox {
+            hidden: vec![
+                sandbox::real(repository)?,
+                sandbox::real(&options.submissions)?,
+                sandbox::real(&options.out)?,
+            ],
+            readable: Vec::new(),
+            writable: vec![sandbox::real(&scratch_dir)?],
+        })
+    } else {
+        None
+    };
+    Ok(Suite {
+        dir: scratch_dir,
+        target_dir: target,
+        solutions: false,
+        postgres: crate::score::tracks().contains(&Track::Postgres),
+        interactive: false,
+        tmp_dir: Some(tmp),
+        sandbox,
+        build_limit: options.build_limit,
+        test_limit: options.test_limit,
+    })
+}
+
+/// The summary on stdout: the table, the review flags, the sandbox, the
+/// shard, and what was written.
+fn say_summary(
+    options: &Options,
+    graded: &[Graded],
+    graded_here: usize,
+    class_size: usize,
+    written: &output::Written,
+) {
+    print!("{}", report::summary_table(graded));
+    let flags = report::flags_listing(graded);
+    if !flags.is_empty() {
+        print!("\n{flags}");
+    }
+    println!();
+    if options.sandbox {
+        println!("every build and test run went through the sandbox (bubblewrap)");
+    } else {
+        println!("{NO_SANDBOX}");
+    }
+    if options.shard.count > 1 {
+        println!(
+            "shard {} of {}: {} of the class's {} submissions; merge the shards with --merge",
+            options.shard.index, options.shard.count, graded_here, class_size
+        );
+    }
+    println!(
+        "wrote {}, {} and {} results.json files under {}",
+        written.gradebook.display(),
+        written.index.display(),
+        graded.len(),
+        options.out.display()
+    );
 }
 
 /// What every submission is graded with.
@@ -272,38 +289,10 @@ fn grade_one(
 
     // The submission's files, or the untouched stub where one is missing.
     let files = submission::exercise_files();
-    let mut sources = Vec::new();
-    let mut missing = Vec::new();
-    for (track, file) in &files {
-        let file = file.as_str();
-        match submission::read(folder, file, context.allowed, &mut graded.notes) {
-            Ok(Some(source)) => {
-                let text = String::from_utf8_lossy(&source);
-                graded.flags.extend(flags::scan(file, &text));
-                sources.push(source);
-                if !graded.submitted.contains(track) {
-                    graded.submitted.push(*track);
-                }
-            }
-            Ok(None) => {
-                missing.push(file);
-                let stub = fs::read(context.repository.join(file))
-                    .map_err(|error| format!("cannot read the stub {file}: {error}"))?;
-                sources.push(stub);
-            }
-            Err(reason) => {
-                graded.short = "not graded".to_owned();
-                graded.error = Some(reason);
-                return Ok(graded);
-            }
-        }
-    }
-    if !missing.is_empty() {
-        graded.notes.push(format!(
-            "not in the submission, graded as the untouched stub: {}",
-            missing.join(", ")
-        ));
-    }
+    let sources = match read_sources(folder, &files, context, &mut graded)? {
+        Some(sources) => sources,
+        None => return Ok(graded),
+    };
     for ((_, file), source) in files.iter().zip(&sources) {
         scratch::write_source(&context.scratch.join(file), source)
             .map_err(|error| format!("cannot write {file} into the scratch copy: {error}"))?;
@@ -388,36 +377,56 @@ fn grade_one(
     }
     graded.short = match &ran.problem {
         Some((trouble, _)) => trouble.short().to_owned(),
-        None if graded.score.full_marks() => "pass".to_owned(),
-        None => {
-            // "fail: L2.2 L2.6; postgres L3.2": per track short of full marks.
-            let parts: Vec<String> = graded
-                .score
-                .tracks
-                .iter()
-                .filter(|track| !track.full_marks())
-                .map(|track| {
-                    let failing = track.not_passing();
-                    let shown: Vec<&str> = failing.iter().copied().take(6).collect();
-                    let more = if failing.len() > shown.len() {
-                        " …"
-                    } else {
-                        ""
-                    };
-                    let key = match track.track {
-                        Track::Sqlite => String::new(),
-                        _ => format!("{} ", track.track.key()),
-                    };
-                    format!("{key}{}{more}", shown.join(" "))
-                })
-                .collect();
-            format!("fail: {}", parts.join("; "))
-        }
+        None => report::short_result(&graded.score),
     };
     if let Some((_, problem)) = ran.problem {
         graded.error = Some(format!("{problem}. Only the claims seen to pass count."));
     }
     Ok(graded)
+}
+
+/// The submission's exercise files, each or the untouched stub where it
+/// has none, with its flags, notes and tracks noted in `graded`; `None` when
+/// a file is refused (then `graded` says why).
+fn read_sources(
+    folder: &Path,
+    files: &[(Track, String)],
+    context: &Context<'_>,
+    graded: &mut Graded,
+) -> Result<Option<Vec<Vec<u8>>>, String> {
+    let mut sources = Vec::new();
+    let mut missing = Vec::new();
+    for (track, file) in files {
+        let file = file.as_str();
+        match submission::read(folder, file, context.allowed, &mut graded.notes) {
+            Ok(Some(source)) => {
+                let text = String::from_utf8_lossy(&source);
+                graded.flags.extend(flags::scan(file, &text));
+                sources.push(source);
+                if !graded.submitted.contains(track) {
+                    graded.submitted.push(*track);
+                }
+            }
+            Ok(None) => {
+                missing.push(file);
+                let stub = fs::read(context.repository.join(file))
+                    .map_err(|error| format!("cannot read the stub {file}: {error}"))?;
+                sources.push(stub);
+            }
+            Err(reason) => {
+                graded.short = "not graded".to_owned();
+                graded.error = Some(reason);
+                return Ok(None);
+            }
+        }
+    }
+    if !missing.is_empty() {
+        graded.notes.push(format!(
+            "not in the submission, graded as the untouched stub: {}",
+            missing.join(", ")
+        ));
+    }
+    Ok(Some(sources))
 }
 
 fn canonical(path: &Path) -> Result<PathBuf, String> {

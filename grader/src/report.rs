@@ -301,6 +301,34 @@ fn csv_error(error: csv::Error) -> String {
     format!("cannot write the gradebook: {error}")
 }
 
+/// The result column of a run that finished: "pass", or "fail: L2.2 L2.6;
+/// postgres L3.2", per track short of full marks.
+pub fn short_result(score: &Score) -> String {
+    if score.full_marks() {
+        return "pass".to_owned();
+    }
+    let parts: Vec<String> = score
+        .tracks
+        .iter()
+        .filter(|track| !track.full_marks())
+        .map(|track| {
+            let failing = track.not_passing();
+            let shown: Vec<&str> = failing.iter().copied().take(6).collect();
+            let more = if failing.len() > shown.len() {
+                " …"
+            } else {
+                ""
+            };
+            let key = match track.track {
+                Track::Sqlite => String::new(),
+                _ => format!("{} ", track.track.key()),
+            };
+            format!("{key}{}{more}", shown.join(" "))
+        })
+        .collect();
+    format!("fail: {}", parts.join("; "))
+}
+
 /// A submission's `results.json`, in Exercism's field names: one test entry
 /// per claim and track, its `task_id` the lesson's number. SQLite's entries
 /// come first; a PostgreSQL entry's name starts with `PostgreSQL: `.

@@ -424,24 +424,33 @@ impl CargoMessages {
 /// "exit status 0", "killed by signal 9", as a person reads it.
 fn describe_exit(status: std::process::ExitStatus) -> String {
     if let Some(code) = status.code() {
-        return format!("exit status {code}");
+        // bwrap exits with 128 + N when the process in it died of signal N.
+        return match code.checked_sub(128).and_then(signal_name) {
+            Some(name) => format!("exit status {code}: signal {}{name}", code - 128),
+            None => format!("exit status {code}"),
+        };
     }
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
-            let name = match signal {
-                6 => " (abort)",
-                9 => " (kill: out of memory, or killed from outside)",
-                11 => " (segmentation fault)",
-                24 => " (processor time limit)",
-                25 => " (file too large)",
-                _ => "",
-            };
+            let name = signal_name(signal).unwrap_or("");
             return format!("killed by signal {signal}{name}");
         }
     }
     status.to_string()
+}
+
+/// What a signal that ends a test run usually means.
+fn signal_name(signal: i32) -> Option<&'static str> {
+    match signal {
+        6 => Some(" (abort)"),
+        9 => Some(" (kill: out of memory, or killed from outside)"),
+        11 => Some(" (segmentation fault)"),
+        24 => Some(" (processor time limit)"),
+        25 => Some(" (file too large)"),
+        _ => None,
+    }
 }
 
 /// The last line the process wrote to stderr, which says why it died

@@ -2,35 +2,57 @@
 //! fail.
 //!
 //! A race made with `sleep` happens sometimes; a race made with a checkpoint
-//! happens every time. The harness's own statements ([`Tx`](crate::Tx)
-//! methods) call the hook of their [`Destination`](crate::Destination) at
-//! fixed points, so the learner cannot forget or misplace them. While the hook
-//! runs, the destination is paused exactly there, with whatever locks it
-//! holds; the hook may act on other connections and then let it go on
-//! (`Ok(())`) or inject a fault (`Err(..)`).
+//! happens every time. A checkpoint is reached by what the code does to the
+//! database, not by which function it calls: on SQLite every statement of a
+//! worker's or authority's connection is watched ([`crate::watch`]), so a
+//! correct solution that writes with its own SQL pauses where the reference
+//! does. While the hook runs, the destination is paused exactly there, with
+//! whatever locks it holds; the hook may act on other connections and then
+//! let it go on (`Ok(())`) or inject a fault (`Err(..)`).
+//!
+//! One mechanism serves both destinations: [`Hooks`] holds a connection's
+//! hook and decides when it runs; each destination only reports what its
+//! statements reached (PostgreSQL from its transaction's methods, see
+//! `crate::pg`).
+//!
+//! Two things a test can rely on, whoever wrote the code under test:
+//!
+//! - A write checkpoint fires inside the write statement, before the row
+//!   changes; the statement holds the write lock by then, whatever the
+//!   transaction. A test that looks for a lock taken too late pauses after a
+//!   read ([`Checkpoint::GenerationRead`]).
+//! - A checkpoint may fire more than once in a call (code that reads the
+//!   generation twice); a test acts on the occurrence it needs.
 
+use std::any::Any;
+use std::cell::{Cell, RefCell};
 use std::fmt;
+use std::panic::{self, AssertUnwindSafe};
 
 use crate::LabError;
 
 /// A point in `apply` or `install_generation` where the hook is called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Checkpoint {
-    /// Just after [`Tx::installed_generation`](crate::Tx::installed_generation)
-    /// read the installed generation.
+    /// A call of `apply` or `install_generation` (or a counterexample)
+    /// starts, before any statement: where a hook that counts per call
+    /// starts counting.
+    CallStarted,
+    /// Just after a statement that read a resource's generation
+    /// ([`Tx::installed_generation`](crate::Tx::installed_generation), or a
+    /// `SELECT` of one's own), before the connection does anything else.
     GenerationRead,
-    /// Just after [`Tx::find_record`](crate::Tx::find_record) looked up a
-    /// request's record, whether it found one or not.
+    /// Just after a statement that read the `requests` table (a record
+    /// lookup, whether it found one or not), before anything else.
     RecordRead,
-    /// Just before [`Tx::set_value`](crate::Tx::set_value) writes: every
-    /// check is done and the effect is next.
+    /// Just before a resource's value changes: every check is done and the
+    /// effect is next.
     BeforeEffect,
-    /// Just before [`Tx::insert_record`](crate::Tx::insert_record) writes
-    /// the record. In the reference the value is written by then, so a fault
-    /// here falls between the effect and its record.
+    /// Just before a record goes into `requests`. In the reference the
+    /// value is written by then, so a fault here falls between the effect
+    /// and its record.
     BeforeRecord,
-    /// Just before [`Tx::set_generation`](crate::Tx::set_generation) writes a
-    /// new generation.
+    /// Just before a resource's generation changes.
     BeforeInstall,
     /// In the worker-side-check counterexample: the worker has checked its
     /// generation and is about to write without one.
@@ -40,6 +62,7 @@ pub enum Checkpoint {
 impl fmt::Display for Checkpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            Checkpoint::CallStarted => "when the call started",
             Checkpoint::GenerationRead => "after the generation was read",
             Checkpoint::RecordRead => "after the record was looked up",
             Checkpoint::BeforeEffect => "before the effect",
@@ -54,24 +77,144 @@ impl fmt::Display for Checkpoint {
 /// `Ok(())` to let the destination go on or an error to inject a fault.
 pub type Hook = Box<dyn FnMut(Checkpoint) -> Result<(), LabError>>;
 
-/// Runs `hook`, if a test installed one, at `checkpoint`: what every
-/// connection's statements call at their fixed points.
-pub(crate) fn run_hook(
-    hook: &std::cell::RefCell<Option<Hook>>,
-    checkpoint: Checkpoint,
-) -> Result<(), LabError> {
-    match hook.borrow_mut().as_mut() {
-        Some(hook) => hook(checkpoint),
-        None => Ok(()),
+/// One connection's checkpoint machinery, the same for every destination:
+/// the test's hook, the checkpoints a finished statement left to fire, and
+/// what a hook raised that could not stop the statement it ran in.
+///
+/// How a destination learns that a checkpoint was reached is its own
+/// business (SQLite: temporary triggers and a statement trace, see
+/// [`crate::db`]; PostgreSQL: its transaction's methods). What happens
+/// then is this type's, for both.
+#[derive(Default)]
+pub(crate) struct Hooks {
+    /// The test's hook; `None` outside tests that pause.
+    hook: RefCell<Option<Hook>>,
+    /// Checkpoints reached at the end of a statement (a read), fired when
+    /// the connection's next statement starts: "after the read" is "before
+    /// anything else happens on this connection".
+    pending: RefCell<Vec<Checkpoint>>,
+    /// A hook's panic, or its error at a read checkpoint (a read cannot be
+    /// failed after it happened), handed over when the call returns.
+    deferred: RefCell<Option<Deferred>>,
+    /// Why the current (or last) call could not be fully observed: code
+    /// that took a route the destination's checkpoints do not see.
+    unobserved: Cell<Option<&'static str>>,
+}
+
+/// What a hook raised where it could not be raised at once.
+enum Deferred {
+    /// The hook returned an error at a checkpoint that cannot fail.
+    Error(LabError),
+    /// The hook panicked (a test's own assertion): resumed when the call
+    /// returns, so it fails the test as itself, never as the learner's.
+    Panic(Box<dyn Any + Send>),
+}
+
+impl Hooks {
+    /// Installs `hook`.
+    pub(crate) fn set(&self, hook: Hook) {
+        *self.hook.borrow_mut() = Some(hook);
+    }
+
+    /// Removes the hook.
+    pub(crate) fn clear(&self) {
+        *self.hook.borrow_mut() = None;
+    }
+
+    /// A checkpoint the code under test reached where it can still be
+    /// stopped: before a write, or in the harness's own code. Fires what
+    /// the previous statement left pending first, then `checkpoint`; an
+    /// error from the hook is the fault to inject.
+    pub(crate) fn reached(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
+        self.flush();
+        self.run(checkpoint)
+    }
+
+    /// A statement that reads `checkpoints`' data has started: they fire
+    /// once it is over, when the next statement starts ([`Hooks::flush`]).
+    pub(crate) fn after_statement(&self, checkpoints: impl IntoIterator<Item = Checkpoint>) {
+        self.pending.borrow_mut().extend(checkpoints);
+    }
+
+    /// Fires every pending checkpoint. A read cannot be undone, so an error
+    /// from the hook here is kept and returned when the call returns.
+    pub(crate) fn flush(&self) {
+        let pending: Vec<Checkpoint> = self.pending.borrow_mut().drain(..).collect();
+        for checkpoint in pending {
+            if let Err(error) = self.run(checkpoint) {
+                self.defer(Deferred::Error(error));
+            }
+        }
+    }
+
+    /// Runs one call of the learner's code (or the harness's) on this
+    /// connection: starts from a clean slate ([`Checkpoint::CallStarted`]),
+    /// then resumes a hook's panic or returns a deferred error instead of
+    /// the call's result.
+    ///
+    /// A read that was the call's last statement fires nothing: once the
+    /// call has returned, "after the read" is simply "after the call", which
+    /// a test (or the explorer) reaches by acting after it returns.
+    pub(crate) fn around<T>(
+        &self,
+        call: impl FnOnce() -> Result<T, LabError>,
+    ) -> Result<T, LabError> {
+        self.pending.borrow_mut().clear();
+        self.deferred.borrow_mut().take();
+        self.unobserved.set(None);
+        let result = self.run(Checkpoint::CallStarted).and_then(|()| call());
+        self.pending.borrow_mut().clear();
+        match self.deferred.borrow_mut().take() {
+            None => result,
+            Some(Deferred::Error(error)) => Err(error),
+            Some(Deferred::Panic(payload)) => panic::resume_unwind(payload),
+        }
+    }
+
+    /// Notes that the call took a route no checkpoint sees (`why` says
+    /// which, and what a test could not do there).
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) fn note_unobserved(&self, why: &'static str) {
+        self.unobserved.set(Some(why));
+    }
+
+    /// What [`Hooks::note_unobserved`] noted during the last call.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) fn unobserved(&self) -> Option<&'static str> {
+        self.unobserved.get()
+    }
+
+    /// Runs the hook at `checkpoint`. A panic is caught (it may be on its
+    /// way out through SQLite's C code) and resumed by [`Hooks::around`];
+    /// the statement is stopped with an error meanwhile.
+    fn run(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
+        let mut hook = self.hook.borrow_mut();
+        let Some(hook) = hook.as_mut() else {
+            return Ok(());
+        };
+        match panic::catch_unwind(AssertUnwindSafe(|| hook(checkpoint))) {
+            Ok(result) => result,
+            Err(payload) => {
+                self.defer(Deferred::Panic(payload));
+                Err(LabError::InjectedFault("the test's hook panicked"))
+            }
+        }
+    }
+
+    /// Keeps the first thing deferred: a panic wins over an error.
+    fn defer(&self, what: Deferred) {
+        let mut deferred = self.deferred.borrow_mut();
+        if deferred.is_none() || matches!(what, Deferred::Panic(_)) {
+            *deferred = Some(what);
+        }
     }
 }
 
 /// Where the fault of the rollback claims falls, as its error says.
 pub const BETWEEN_WRITES: &str = "between the value and the record";
 
-/// The hook of the rollback claims. In each `apply` (counted from its
-/// generation read) it runs `at_first_write` just before the first of the two
-/// writes, the value and the record, and, with `fault`, injects
+/// The hook of the rollback claims. In each call of `apply` it runs
+/// `at_first_write` just before the first of the two writes, the value and the record, and, with `fault`, injects
 /// [`LabError::InjectedFault`] just before the second, whichever order the
 /// code writes them in. So the fault always falls between the effect and its
 /// record, and a correct `apply` that records first is judged the same as
@@ -86,8 +229,8 @@ pub fn between_writes(
     })
 }
 
-/// The mechanism under [`between_writes`]: in each `apply` (counted from its
-/// generation read), runs `at_first` just before the first of its two
+/// The mechanism under [`between_writes`]: in each call (counted from
+/// [`Checkpoint::CallStarted`]), runs `at_first` just before the first of its two
 /// writes and `at_second` just before the second, whichever order they come
 /// in. The crash test's child aborts in `at_second`.
 pub fn on_writes(
@@ -97,7 +240,7 @@ pub fn on_writes(
     let mut writes = 0;
     move |checkpoint| {
         match checkpoint {
-            Checkpoint::GenerationRead => writes = 0,
+            Checkpoint::CallStarted => writes = 0,
             Checkpoint::BeforeEffect | Checkpoint::BeforeRecord => {
                 writes += 1;
                 match writes {

@@ -443,6 +443,30 @@ pub const CLAIMS: &[Claim] = &[
         postgres_hint: None,
     },
     Claim {
+        id: "L4.10",
+        text: "the same request on two connections at once, at every interleaving the checkpoints \
+               allow, in both journal modes: each gets the original result (or contention, and \
+               tries again), never another error, and the effect happens once",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "look the record up inside the transaction that writes it, after BEGIN IMMEDIATE: \
+               a lookup made before the write lock lets a duplicate in between, and its insert \
+               then fails on the record's primary key",
+        tracks: SQLITE,
+        postgres_hint: None,
+    },
+    Claim {
+        id: "L4.11",
+        text: "the request id is opaque: ids that differ in any way (case, whitespace, unicode \
+               form, one more byte, a longer id with the same start) are two requests",
+        points: 1,
+        files: APPLY_ONLY,
+        hint: "store and look up the request id exactly as it was sent: do not trim, lowercase, \
+               normalize or shorten it",
+        tracks: EVERYWHERE,
+        postgres_hint: None,
+    },
+    Claim {
         id: "L5.1",
         text: "a fault between the value and the record rolls back both; the retry applies once",
         points: 1,

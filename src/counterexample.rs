@@ -1,11 +1,37 @@
 //! The counterexamples: paths that do not go through the contract, so the
 //! contract cannot protect them. They are harness code, not exercises: the
 //! lab runs them to show where the protection ends.
+//!
+//! Each is written once, for both destinations: the statements use `$1`,
+//! `$2` parameters, which SQLite and PostgreSQL both read, and run through
+//! [`Direct`], which each destination's connection implements.
 
-use rusqlite::named_params;
+use std::rc::Rc;
 
-use crate::checkpoint::Checkpoint;
-use crate::{Destination, Lab, LabError};
+use crate::checkpoint::{Checkpoint, Hooks};
+use crate::{LabError, Store};
+
+/// A parameter of a counterexample's statement.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Param<'a> {
+    /// An integer (a value, a delta, a generation).
+    Int(i64),
+    /// A text (a resource's name).
+    Text(&'a str),
+}
+
+/// A connection the counterexamples use directly, bypassing the learner's
+/// code: a worker's or authority's connection on either destination.
+pub(crate) trait Direct {
+    /// Runs `sql` and returns the first column of its one row.
+    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<i64, LabError>;
+
+    /// Runs `sql` for its effect.
+    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<(), LabError>;
+
+    /// The connection's checkpoints.
+    fn hooks(&self) -> Rc<Hooks>;
+}
 
 /// The worker-side check: the worker compares the generation it holds with
 /// the installed one, and if they match, writes a delta that carries no
@@ -15,52 +41,120 @@ use crate::{Destination, Lab, LabError};
 /// lands between them (at [`Checkpoint::WorkerChecked`]) goes unnoticed and
 /// the stale write gets through. No pause is needed for that: the gap is
 /// there however short it is.
-pub fn unfenced_write(
-    worker: &mut Destination,
+pub(crate) fn unfenced_write(
+    worker: &mut impl Direct,
     resource: &str,
     held_generation: i64,
     delta: i64,
 ) -> Result<i64, LabError> {
-    let conn = worker.connection();
-    let installed: i64 = conn.query_row(
-        "SELECT generation FROM resources WHERE name = :name",
-        named_params! { ":name": resource },
-        |row| row.get(0),
-    )?;
-    if installed != held_generation {
-        return Err(LabError::Stale {
-            presented: held_generation,
-            installed,
-        });
-    }
-    worker.checkpoint(Checkpoint::WorkerChecked)?;
-    Ok(conn.query_row(
-        "UPDATE resources SET value = value + :delta WHERE name = :name RETURNING value",
-        named_params! { ":delta": delta, ":name": resource },
-        |row| row.get(0),
-    )?)
+    // Run like a learner's call: its checkpoints start counting here.
+    let hooks = worker.hooks();
+    hooks.around(|| {
+        let installed = worker.query_i64(
+            "SELECT generation FROM resources WHERE name = $1",
+            &[Param::Text(resource)],
+        )?;
+        if installed != held_generation {
+            return Err(LabError::Stale {
+                presented: held_generation,
+                installed,
+            });
+        }
+        hooks.reached(Checkpoint::WorkerChecked)?;
+        worker.query_i64(
+            "UPDATE resources SET value = value + $1 WHERE name = $2 RETURNING value",
+            &[Param::Int(delta), Param::Text(resource)],
+        )
+    })
 }
 
 /// A direct SQL write that sets a value without `apply`: an operator's fix,
 /// a migration, a second service sharing the table. No generation is
 /// checked, because nothing asks for one.
-pub fn direct_sql_write(lab: &Lab, resource: &str, value: i64) -> Result<(), LabError> {
-    let conn = lab.connect()?;
-    conn.connection().execute(
-        "UPDATE resources SET value = :value WHERE name = :name",
-        named_params! { ":value": value, ":name": resource },
-    )?;
-    Ok(())
+pub(crate) fn direct_sql_write<S: Store>(
+    lab: &S,
+    resource: &str,
+    value: i64,
+) -> Result<(), LabError>
+where
+    S::Session: Direct,
+{
+    lab.connect()?.execute(
+        "UPDATE resources SET value = $1 WHERE name = $2",
+        &[Param::Int(value), Param::Text(resource)],
+    )
 }
 
 /// A bad recovery: state restored from an old backup puts an old generation
 /// back as the installed one, so the holders of that old generation are
 /// accepted again.
-pub fn restore_generation(lab: &Lab, resource: &str, generation: i64) -> Result<(), LabError> {
-    let conn = lab.connect()?;
-    conn.connection().execute(
-        "UPDATE resources SET generation = :generation WHERE name = :name",
-        named_params! { ":generation": generation, ":name": resource },
-    )?;
-    Ok(())
+pub(crate) fn restore_generation<S: Store>(
+    lab: &S,
+    resource: &str,
+    generation: i64,
+) -> Result<(), LabError>
+where
+    S::Session: Direct,
+{
+    lab.connect()?.execute(
+        "UPDATE resources SET generation = $1 WHERE name = $2",
+        &[Param::Int(generation), Param::Text(resource)],
+    )
+}
+
+impl rusqlite::ToSql for Param<'_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(match *self {
+            Param::Int(value) => value.into(),
+            Param::Text(text) => text.into(),
+        })
+    }
+}
+
+impl Direct for crate::Destination {
+    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<i64, LabError> {
+        Ok(self
+            .connection()
+            .query_row(sql, rusqlite::params_from_iter(params), |row| row.get(0))?)
+    }
+
+    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<(), LabError> {
+        self.connection()
+            .execute(sql, rusqlite::params_from_iter(params))?;
+        Ok(())
+    }
+
+    fn hooks(&self) -> Rc<Hooks> {
+        crate::Destination::hooks(self)
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl Direct for crate::pg::PgDestination {
+    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<i64, LabError> {
+        Ok(self.client().query_one(sql, &pg_params(params))?.get(0))
+    }
+
+    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<(), LabError> {
+        self.client().execute(sql, &pg_params(params))?;
+        Ok(())
+    }
+
+    fn hooks(&self) -> Rc<Hooks> {
+        crate::pg::PgDestination::hooks(self)
+    }
+}
+
+/// The parameters as the PostgreSQL client takes them.
+#[cfg(feature = "postgres")]
+fn pg_params<'a>(params: &'a [Param<'a>]) -> Vec<&'a (dyn postgres::types::ToSql + Sync)> {
+    params
+        .iter()
+        .map(|param| -> &(dyn postgres::types::ToSql + Sync) {
+            match param {
+                Param::Int(value) => value,
+                Param::Text(text) => text,
+            }
+        })
+        .collect()
 }

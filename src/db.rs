@@ -11,9 +11,9 @@
 //! exercise needs. The SQL is plumbing; which statements to run, in which
 //! order, in which kind of transaction, is the exercise.
 
-use std::cell::RefCell;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,14 +21,15 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, na
 use tempfile::TempDir;
 
 use crate::LabError;
-use crate::checkpoint::{Checkpoint, Hook, run_hook};
+use crate::checkpoint::{Checkpoint, Hooks};
+use crate::watch::{self, Registration};
 
 /// The two synthetic resources every lab starts with.
 pub const RESOURCES: [&str; 2] = ["fund-A", "fund-B"];
 
 /// The schema. `STRICT` makes SQLite refuse a value of the wrong type: without
 /// it, `value + delta` past `i64::MAX` would quietly become a REAL.
-const SCHEMA: &str = "
+pub(crate) const SCHEMA: &str = "
     CREATE TABLE resources (
         name       TEXT    NOT NULL PRIMARY KEY,
         generation INTEGER NOT NULL CHECK (generation >= 1),
@@ -214,11 +215,16 @@ impl Lab {
         &self.path
     }
 
-    /// Opens a new connection for a worker or the authority.
+    /// Opens a new connection for a worker or the authority, instrumented
+    /// so that its statements reach the checkpoints (see [`crate::watch`]).
     pub fn connect(&self) -> Result<Destination, LabError> {
+        let conn = self.open()?;
+        let hooks = Rc::new(Hooks::default());
+        let registration = watch::instrument(&conn, &hooks)?;
         Ok(Destination {
-            conn: self.open()?,
-            hook: RefCell::new(None),
+            conn,
+            hooks,
+            _registration: registration,
         })
     }
 
@@ -302,10 +308,13 @@ impl LockHolder {
 
 /// One connection to the destination, as a worker or the authority holds it.
 pub struct Destination {
-    /// The SQLite connection (busy timeout zero).
+    /// The SQLite connection (busy timeout zero), instrumented.
     conn: Connection,
-    /// What runs at each [`Checkpoint`]; `None` outside tests that pause.
-    hook: RefCell<Option<Hook>>,
+    /// Its checkpoints: the test's hook and what is pending.
+    hooks: Rc<Hooks>,
+    /// Its entry in the registry the instruments look in; declared after
+    /// `conn` so it goes after the connection closes.
+    _registration: Registration,
 }
 
 impl Destination {
@@ -315,9 +324,8 @@ impl Destination {
     ///
     /// Fails with [`LabError::Contention`] when the lock cannot be had.
     pub fn begin(&mut self, behavior: TransactionBehavior) -> Result<Tx<'_>, LabError> {
-        let Destination { conn, hook } = self;
-        let tx = conn.transaction_with_behavior(behavior)?;
-        Ok(Tx { tx, hook })
+        let tx = self.conn.transaction_with_behavior(behavior)?;
+        Ok(Tx { tx })
     }
 
     /// Installs the hook that runs at every checkpoint of this connection.
@@ -325,17 +333,18 @@ impl Destination {
         &mut self,
         hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static,
     ) {
-        *self.hook.get_mut() = Some(Box::new(hook));
+        self.hooks.set(Box::new(hook));
     }
 
     /// Removes the hook.
     pub fn clear_checkpoint(&mut self) {
-        *self.hook.get_mut() = None;
+        self.hooks.clear();
     }
 
-    /// Runs the hook, if any, at `checkpoint`.
-    pub(crate) fn checkpoint(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
-        run_hook(&self.hook, checkpoint)
+    /// This connection's checkpoints, to run a call around
+    /// ([`Hooks::around`]).
+    pub(crate) fn hooks(&self) -> Rc<Hooks> {
+        Rc::clone(&self.hooks)
     }
 
     /// The raw connection, for the harness's counterexamples.
@@ -350,26 +359,22 @@ impl Destination {
 pub struct Tx<'a> {
     /// The rusqlite transaction (rolls back on drop).
     tx: rusqlite::Transaction<'a>,
-    /// The destination's checkpoint hook.
-    hook: &'a RefCell<Option<Hook>>,
 }
 
 impl Tx<'_> {
     /// Reads the installed generation of `resource`.
     ///
-    /// Errors: [`LabError::UnknownResource`]. Checkpoint afterwards:
-    /// [`Checkpoint::GenerationRead`].
+    /// Errors: [`LabError::UnknownResource`]. Like any statement that reads
+    /// the generation, it reaches [`Checkpoint::GenerationRead`] once done.
     pub fn installed_generation(&self, resource: &str) -> Result<i64, LabError> {
-        let generation = read_state(&self.tx, resource)?.generation;
-        run_hook(self.hook, Checkpoint::GenerationRead)?;
-        Ok(generation)
+        Ok(read_state(&self.tx, resource)?.generation)
     }
 
     /// Writes a new installed generation for `resource`.
     ///
-    /// Checkpoint before writing: [`Checkpoint::BeforeInstall`].
+    /// Like any write of the generation, it reaches
+    /// [`Checkpoint::BeforeInstall`] first.
     pub fn set_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
-        run_hook(self.hook, Checkpoint::BeforeInstall)?;
         self.update(
             "UPDATE resources SET generation = :new WHERE name = :name",
             resource,
@@ -381,14 +386,20 @@ impl Tx<'_> {
     ///
     /// Errors: [`LabError::UnknownResource`].
     pub fn value(&self, resource: &str) -> Result<i64, LabError> {
-        Ok(read_state(&self.tx, resource)?.value)
+        // The value alone: reading the generation again would reach
+        // `GenerationRead` a second time.
+        self.tx
+            .prepare_cached("SELECT value FROM resources WHERE name = :name")?
+            .query_row(named_params! { ":name": resource }, |row| row.get(0))
+            .optional()?
+            .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))
     }
 
     /// Writes a new value for `resource`: the effect.
     ///
-    /// Checkpoint before writing: [`Checkpoint::BeforeEffect`].
+    /// Like any write of the value, it reaches [`Checkpoint::BeforeEffect`]
+    /// first.
     pub fn set_value(&self, resource: &str, value: i64) -> Result<(), LabError> {
-        run_hook(self.hook, Checkpoint::BeforeEffect)?;
         self.update(
             "UPDATE resources SET value = :new WHERE name = :name",
             resource,
@@ -397,12 +408,15 @@ impl Tx<'_> {
     }
 
     /// Looks up the record of `request_id` on `resource`.
+    ///
+    /// Like any read of `requests`, it reaches [`Checkpoint::RecordRead`]
+    /// once done, whether it found a record or not.
     pub fn find_record(
         &self,
         resource: &str,
         request_id: &str,
     ) -> Result<Option<Record>, LabError> {
-        let record = self
+        Ok(self
             .tx
             .prepare_cached(
                 "SELECT resource, request_id, delta, result, generation FROM requests
@@ -412,16 +426,14 @@ impl Tx<'_> {
                 named_params! { ":resource": resource, ":request_id": request_id },
                 record_from_row,
             )
-            .optional()?;
-        run_hook(self.hook, Checkpoint::RecordRead)?;
-        Ok(record)
+            .optional()?)
     }
 
     /// Stores a record.
     ///
-    /// Checkpoint before writing: [`Checkpoint::BeforeRecord`].
+    /// Like any insert into `requests`, it reaches
+    /// [`Checkpoint::BeforeRecord`] first.
     pub fn insert_record(&self, record: &Record) -> Result<(), LabError> {
-        run_hook(self.hook, Checkpoint::BeforeRecord)?;
         self.tx
             .prepare_cached(
                 "INSERT INTO requests (resource, request_id, delta, result, generation)
@@ -444,7 +456,8 @@ impl Tx<'_> {
     }
 
     /// The connection inside the transaction, for SQL the methods above do
-    /// not offer. The reference never needs it.
+    /// not offer. The reference never needs it; a statement run here
+    /// reaches the same checkpoints as the methods' own.
     pub fn sql(&self) -> &Connection {
         &self.tx
     }

@@ -146,6 +146,10 @@ impl From<rusqlite::Error> for LabError {
     /// timeout they mean "someone else holds the lock right now".
     fn from(error: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+        // A fault a test injected through a trigger comes back as itself.
+        if let Some(fault) = crate::watch::take_fault(&error) {
+            return fault;
+        }
         match error.sqlite_error_code() {
             Some(DatabaseBusy | DatabaseLocked) => LabError::Contention,
             _ => LabError::Database(error),

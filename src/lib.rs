@@ -23,8 +23,9 @@
 //!   transactions ([`Tx`]).
 //! - [`checkpoint`]: where a test pauses the destination or injects a fault.
 //! - [`counterexample`]: the paths the contract does not cover.
-//! - [`explore`]: every interleaving of two workers and the authority, run
-//!   on a real file and checked against the invariants.
+//! - [`explore`]: every interleaving of two workers and the authority, and
+//!   of one request delivered twice at once, run on a real file and checked
+//!   against the invariants.
 //! - [`external`]: a stand-in for an external API outside the database.
 //! - `pg` (feature `postgres`): the same destination on a PostgreSQL server,
 //!   with its own two exercises in `exercises/postgres/`.
@@ -33,6 +34,8 @@
 //! - [`story`]: the lab's scenarios, lesson by lesson, written to a
 //!   [`Transcript`](transcript::Transcript).
 //! - [`transcript`]: the plain-text record of a scenario.
+//! - [`watch`]: how a SQLite connection's statements, whoever wrote them,
+//!   reach the checkpoints.
 //! - `exercises/` and `solutions/`: the two functions, stub and reference.
 
 pub mod checkpoint;
@@ -47,6 +50,7 @@ pub mod pg;
 pub mod store;
 pub mod story;
 pub mod transcript;
+pub mod watch;
 
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
@@ -117,8 +121,10 @@ pub fn install_generation(
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {
-    guard("install_generation", claims::INSTALL, || {
-        install_generation_impl::install_generation(db, resource, new_generation)
+    db.hooks().around(|| {
+        guard("install_generation", claims::INSTALL, || {
+            install_generation_impl::install_generation(db, resource, new_generation)
+        })
     })
 }
 
@@ -132,8 +138,10 @@ pub fn apply(
     request_id: &str,
     delta: i64,
 ) -> Result<Outcome, LabError> {
-    guard("apply", claims::APPLY, || {
-        apply_impl::apply(db, resource, generation, request_id, delta)
+    db.hooks().around(|| {
+        guard("apply", claims::APPLY, || {
+            apply_impl::apply(db, resource, generation, request_id, delta)
+        })
     })
 }
 

@@ -62,6 +62,13 @@ pub trait Session {
 
     /// Removes the hook.
     fn clear_checkpoint(&mut self);
+
+    /// Why the last call could not be fully observed at the checkpoints
+    /// (code that took a route this destination does not see), if so.
+    /// `None` on SQLite, where every statement reaches them.
+    fn unobserved(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 impl Store for crate::Lab {
@@ -146,11 +153,11 @@ impl Store for crate::pg::PgLab {
     }
 
     fn direct_sql_write(&self, resource: &str, value: i64) -> Result<(), LabError> {
-        crate::pg::counterexample::direct_sql_write(self, resource, value)
+        crate::counterexample::direct_sql_write(self, resource, value)
     }
 
     fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
-        crate::pg::counterexample::restore_generation(self, resource, generation)
+        crate::counterexample::restore_generation(self, resource, generation)
     }
 }
 
@@ -176,7 +183,7 @@ impl Session for crate::pg::PgDestination {
         held_generation: i64,
         delta: i64,
     ) -> Result<i64, LabError> {
-        crate::pg::counterexample::unfenced_write(self, resource, held_generation, delta)
+        crate::counterexample::unfenced_write(self, resource, held_generation, delta)
     }
 
     fn on_checkpoint(&mut self, hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static) {
@@ -185,5 +192,9 @@ impl Session for crate::pg::PgDestination {
 
     fn clear_checkpoint(&mut self) {
         crate::pg::PgDestination::clear_checkpoint(self);
+    }
+
+    fn unobserved(&self) -> Option<&'static str> {
+        crate::pg::PgDestination::unobserved(self)
     }
 }

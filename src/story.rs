@@ -5,7 +5,9 @@
 //! The story runs whichever implementation is compiled in. When it meets a
 //! function that is still a stub, it says so and stops that lesson.
 
+use std::cell::RefCell;
 use std::fmt;
+use std::rc::Rc;
 
 use crate::checkpoint::{self, Checkpoint};
 use crate::claims::{self, Lesson};
@@ -309,13 +311,15 @@ fn paused_apply(t: &Transcript, claim: &'static str, journal: Journal) -> Result
         format_args!("journal mode: {}", s.lab.journal_mode_in_file()?),
     );
     let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    // Connected before the pause: while apply holds the lock, a new
+    // connection could not always even read the schema.
+    let mut hook_authority = s.connect()?;
     let hook_scene = s.clone();
     worker.on_checkpoint(move |checkpoint| {
         if checkpoint == Checkpoint::BeforeEffect {
             hook_scene.say("", "(apply paused between validation and effect)");
             hook_scene.probe();
-            let mut authority = hook_scene.lab.connect()?;
-            let _ = hook_scene.install("authority", &mut authority, A, 2);
+            let _ = hook_scene.install("authority", &mut hook_authority, A, 2);
         }
         Ok(())
     });
@@ -394,6 +398,63 @@ fn l4_duplicates(t: &Transcript) -> Result<(), Halt> {
     s.say("", "(the response is lost on its way back to worker A)");
     s.apply("worker B", &mut b, A, 1, "b-1", 3)?;
     s.apply("worker A", &mut a, A, 1, "a-1", 5)?;
+    s.observe(A)?;
+
+    t.note("Worker A's answer is slow, so it resends r1 on a second connection while the first is still inside apply.");
+    let s = Scene::new(t, "L4.10", Journal::Wal)?;
+    let mut first = s.connect()?;
+    let again = Rc::new(RefCell::new(s.connect()?));
+    let (hook_scene, hook_again) = (s.clone(), Rc::clone(&again));
+    let mut paused = false;
+    first.on_checkpoint(move |checkpoint| {
+        if checkpoint == Checkpoint::RecordRead && !paused {
+            paused = true;
+            hook_scene.say(
+                "",
+                "(worker A's apply paused after the record was looked up)",
+            );
+            let again = &mut *hook_again.borrow_mut();
+            let _ = hook_scene.apply("resend", again, A, 1, "r1", 5);
+        }
+        Ok(())
+    });
+    s.apply("worker A", &mut first, A, 1, "r1", 5)?;
+    s.apply("resend", &mut *again.borrow_mut(), A, 1, "r1", 5)?;
+    s.observe(A)?;
+    for journal in [Journal::Wal, Journal::Rollback] {
+        let found = explore::explore_duplicates(journal)?;
+        let summary = format!(
+            "the same two deliveries, the second at every checkpoint of the first ({journal}): \
+             {} schedules",
+            found.schedules
+        );
+        match found.first_broken() {
+            None => s.say(
+                "explorer",
+                format!("{summary}, every one answered and applied once"),
+            ),
+            Some(schedule) => {
+                s.say(
+                    "explorer",
+                    format!("{summary}; schedule {}:", schedule.number),
+                );
+                for step in schedule.numbered_steps() {
+                    s.say("", step);
+                }
+                for violation in &schedule.violations {
+                    s.say("", format!("broken: {violation}"));
+                }
+            }
+        }
+    }
+
+    t.note("The request id is opaque: an id that differs in any way is another request.");
+    let s = Scene::new(t, "L4.11", Journal::Rollback)?;
+    let mut worker = s.connect()?;
+    s.apply("worker A", &mut worker, A, 1, "order-7", 7)?;
+    s.apply("worker A", &mut worker, A, 1, "Order-7", 7)?;
+    s.apply("worker A", &mut worker, A, 1, "order-70", 7)?;
+    s.apply("worker A", &mut worker, A, 1, "order-7", 7)?;
     s.observe(A)
 }
 

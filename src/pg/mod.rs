@@ -21,10 +21,9 @@
 //! Each [`PgLab`] is its own schema on the process's [`server`], dropped with
 //! the lab: the tests share a server but never a table.
 
-pub mod counterexample;
 pub mod server;
 
-use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -32,7 +31,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls};
 
-use crate::checkpoint::{Checkpoint, Hook, run_hook};
+use crate::checkpoint::{Checkpoint, Hooks};
 use crate::claims::{PG_APPLY, PG_INSTALL};
 use crate::{LabError, Outcome, Record, State, guard};
 
@@ -58,8 +57,10 @@ pub fn install_generation(
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {
-    guard("install_generation", PG_INSTALL, || {
-        install_generation_impl::install_generation(db, resource, new_generation)
+    db.hooks().around(|| {
+        guard("install_generation", PG_INSTALL, || {
+            install_generation_impl::install_generation(db, resource, new_generation)
+        })
     })
 }
 
@@ -73,8 +74,10 @@ pub fn apply(
     request_id: &str,
     delta: i64,
 ) -> Result<Outcome, LabError> {
-    guard("apply", PG_APPLY, || {
-        apply_impl::apply(db, resource, generation, request_id, delta)
+    db.hooks().around(|| {
+        guard("apply", PG_APPLY, || {
+            apply_impl::apply(db, resource, generation, request_id, delta)
+        })
     })
 }
 
@@ -204,7 +207,7 @@ impl PgLab {
     pub fn connect(&self) -> Result<PgDestination, LabError> {
         Ok(PgDestination {
             client: self.connect_client(Wait::No)?,
-            hook: RefCell::new(None),
+            hooks: Rc::default(),
         })
     }
 
@@ -326,12 +329,15 @@ fn connect(conninfo: &str, schema: Option<&str>, wait: Wait) -> Result<Client, L
     Ok(config.connect(NoTls)?)
 }
 
+/// What a session notes when the code under test runs SQL of its own.
+const OWN_SQL: &str = "this call ran SQL of its own through `tx.sql()`; on PostgreSQL the lab pauses a call and injects faults only inside `PgTx`'s methods (`installed_generation`, `find_record`, `set_value`, `insert_record`, `set_generation`), so this test could not reach it where it needed to. Use those methods where the test pauses, or check this claim on SQLite, where every statement reaches the checkpoints";
+
 /// One session to the server, as a worker or the authority holds it.
 pub struct PgDestination {
     /// The session (lock timeout 1 ms, this lab's schema).
     client: Client,
-    /// What runs at each [`Checkpoint`]; `None` outside tests that pause.
-    hook: RefCell<Option<Hook>>,
+    /// Its checkpoints: the test's hook and what is pending.
+    hooks: Rc<Hooks>,
 }
 
 impl PgDestination {
@@ -339,10 +345,10 @@ impl PgDestination {
     /// locks nothing by itself: rows are locked by the statements that
     /// touch them ([`PgTx::lock_row`] first of all).
     pub fn begin(&mut self) -> Result<PgTx<'_>, LabError> {
-        let PgDestination { client, hook } = self;
+        let PgDestination { client, hooks } = self;
         Ok(PgTx {
             tx: client.transaction()?,
-            hook,
+            hooks,
         })
     }
 
@@ -351,17 +357,22 @@ impl PgDestination {
         &mut self,
         hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static,
     ) {
-        *self.hook.get_mut() = Some(Box::new(hook));
+        self.hooks.set(Box::new(hook));
     }
 
     /// Removes the hook.
     pub fn clear_checkpoint(&mut self) {
-        *self.hook.get_mut() = None;
+        self.hooks.clear();
     }
 
-    /// Runs the hook, if any, at `checkpoint`.
-    pub(crate) fn checkpoint(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
-        run_hook(&self.hook, checkpoint)
+    /// This session's checkpoints, to run a call around.
+    pub(crate) fn hooks(&self) -> Rc<Hooks> {
+        Rc::clone(&self.hooks)
+    }
+
+    /// Why the last call could not be fully observed, if it could not.
+    pub fn unobserved(&self) -> Option<&'static str> {
+        self.hooks.unobserved()
     }
 
     /// The raw session, for the harness's counterexamples.
@@ -376,8 +387,8 @@ impl PgDestination {
 pub struct PgTx<'a> {
     /// The transaction (rolls back on drop).
     tx: postgres::Transaction<'a>,
-    /// The destination's checkpoint hook.
-    hook: &'a RefCell<Option<Hook>>,
+    /// The destination's checkpoints.
+    hooks: &'a Hooks,
 }
 
 impl<'a> PgTx<'a> {
@@ -398,7 +409,7 @@ impl<'a> PgTx<'a> {
     /// [`Checkpoint::GenerationRead`].
     pub fn installed_generation(&mut self, resource: &str) -> Result<i64, LabError> {
         let generation = read_state(&mut self.tx, resource)?.generation;
-        run_hook(self.hook, Checkpoint::GenerationRead)?;
+        self.hooks.reached(Checkpoint::GenerationRead)?;
         Ok(generation)
     }
 
@@ -406,7 +417,7 @@ impl<'a> PgTx<'a> {
     ///
     /// Checkpoint before writing: [`Checkpoint::BeforeInstall`].
     pub fn set_generation(&mut self, resource: &str, generation: i64) -> Result<(), LabError> {
-        run_hook(self.hook, Checkpoint::BeforeInstall)?;
+        self.hooks.reached(Checkpoint::BeforeInstall)?;
         self.update(
             "UPDATE resources SET generation = $1 WHERE name = $2",
             resource,
@@ -425,7 +436,7 @@ impl<'a> PgTx<'a> {
     ///
     /// Checkpoint before writing: [`Checkpoint::BeforeEffect`].
     pub fn set_value(&mut self, resource: &str, value: i64) -> Result<(), LabError> {
-        run_hook(self.hook, Checkpoint::BeforeEffect)?;
+        self.hooks.reached(Checkpoint::BeforeEffect)?;
         self.update(
             "UPDATE resources SET value = $1 WHERE name = $2",
             resource,
@@ -448,7 +459,7 @@ impl<'a> PgTx<'a> {
             )?
             .as_ref()
             .map(record_from_row);
-        run_hook(self.hook, Checkpoint::RecordRead)?;
+        self.hooks.reached(Checkpoint::RecordRead)?;
         Ok(record)
     }
 
@@ -456,7 +467,7 @@ impl<'a> PgTx<'a> {
     ///
     /// Checkpoint before writing: [`Checkpoint::BeforeRecord`].
     pub fn insert_record(&mut self, record: &Record) -> Result<(), LabError> {
-        run_hook(self.hook, Checkpoint::BeforeRecord)?;
+        self.hooks.reached(Checkpoint::BeforeRecord)?;
         self.tx.execute(
             "INSERT INTO requests (resource, request_id, delta, result, generation)
              VALUES ($1, $2, $3, $4, $5)",
@@ -479,7 +490,13 @@ impl<'a> PgTx<'a> {
 
     /// The transaction itself, for SQL the methods above do not offer. The
     /// reference never needs it.
+    ///
+    /// On PostgreSQL the checkpoints are reached only inside the methods
+    /// above: a statement run here is not seen by them. So the session
+    /// notes that this call used its own SQL, and a test that could not
+    /// pause it says so instead of guessing at a mistake.
     pub fn sql(&mut self) -> &mut postgres::Transaction<'a> {
+        self.hooks.note_unobserved(OWN_SQL);
         &mut self.tx
     }
 

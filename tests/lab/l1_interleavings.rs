@@ -58,6 +58,7 @@ fn told(found: &Exploration, schedule: &Schedule) -> String {
 #[test]
 fn l1_3_every_interleaving_through_apply_keeps_the_invariants() {
     let c = claim("L1.3");
+    crate::enumerator::check_the_enumerator();
     for setup in setups(Route::Apply) {
         let found = explore(setup).expect("the harness runs the exploration");
         if let Some(schedule) = found.first_broken() {

@@ -1,7 +1,11 @@
 //! L2.7: the contract as a model. Random sequences of installs and applies,
 //! good input and bad, run against the destination and against a small pure
 //! model of the reference semantics, compared answer by answer; at the end
-//! the state and the records must agree too.
+//! the state and the records must agree too. Some applies are delivered
+//! twice at once, on two connections: the second runs to its end while the
+//! first is paused at one of its checkpoints, and the two answers must be
+//! the model's two answers to the same request sent twice in a row (applied
+//! and replayed, or the same refusal twice), whichever delivery won.
 //!
 //! The generator is seeded (`FENCING_LAB_SEED`, a fixed default otherwise)
 //! and a failing sequence is shrunk before it is shown: operations are
@@ -11,6 +15,9 @@
 //! functions cost that loop nothing.
 
 use std::collections::BTreeMap;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use fencing_lab::{Destination, Journal, Lab, LabError, Outcome, Record, describe};
 
@@ -30,6 +37,9 @@ const MAX_SHRINK_RUNS: usize = 400;
 /// The names operations pick from: two resources, and two unknown names
 /// (one of them shaped like SQL).
 const RESOURCES: [&str; 4] = [A, B, "fund-C", "fund-A' OR '1'='1"];
+
+/// How many times a delivery refused by contention tries again.
+const CONTENTION_RETRIES: usize = 2;
 
 /// The request ids operations pick from; the empty one is bad input.
 const REQUEST_IDS: [&str; 5] = ["r1", "r2", "r3", "r4", ""];
@@ -55,6 +65,16 @@ enum Op {
         generation: Gen,
         request: usize,
         delta: i64,
+    },
+    /// The same apply delivered twice at once: the second on another
+    /// connection, run to its end when the first reaches its checkpoint
+    /// number `pause` (from 0; after the first returns if it reaches fewer).
+    Twice {
+        resource: usize,
+        generation: Gen,
+        request: usize,
+        delta: i64,
+        pause: u8,
     },
 }
 
@@ -135,12 +155,35 @@ fn op(rng: &mut Rng) -> Op {
     }
 }
 
+/// Some applies of a sequence delivered twice at once, decided by a stream
+/// of their own, so the sequences stay the ones the other operations make.
+fn twice(rng: &mut Rng, op: Op) -> Op {
+    match op {
+        Op::Apply {
+            resource,
+            generation,
+            request,
+            delta,
+        } if rng.chance(15) => Op::Twice {
+            resource,
+            generation,
+            request,
+            delta,
+            pause: rng.below(5) as u8,
+        },
+        other => other,
+    }
+}
+
 /// The sequence of case `case` under `seed`: each case has its own stream,
 /// so one case can be rerun alone.
 fn sequence(seed: u64, case: u64) -> Vec<Op> {
     let mut rng = Rng(seed ^ case.wrapping_mul(0xA076_1D64_78BD_642F));
+    let mut duplicates = Rng(!seed ^ case.wrapping_mul(0xE703_7ED1_A0B4_28DB));
     let len = 1 + rng.below(MAX_LEN);
-    (0..len).map(|_| op(&mut rng)).collect()
+    (0..len)
+        .map(|_| twice(&mut duplicates, op(&mut rng)))
+        .collect()
 }
 
 /// The contract as plain data: what the reference does, with no SQL.
@@ -253,13 +296,16 @@ struct Divergence {
     got: String,
 }
 
-/// One file and two connections (the authority's, a worker's) for every
-/// case: a case starts from [`Lab::restart`], not from a new file, which
-/// would cost more than the case itself.
+/// One file and three connections (the authority's, a worker's, and the
+/// one a duplicate arrives on) for every case: a case starts from
+/// [`Lab::restart`], not from a new file, which would cost more than the
+/// case itself.
 struct Bench {
     lab: Lab,
     authority: Destination,
     worker: Destination,
+    /// Shared with the worker's checkpoint hook, which runs the duplicate.
+    second: Rc<RefCell<Destination>>,
 }
 
 impl Bench {
@@ -267,10 +313,12 @@ impl Bench {
         let lab = Lab::new(Journal::Wal).expect("the harness creates a lab");
         let authority = lab.connect().expect("the harness connects");
         let worker = lab.connect().expect("the harness connects");
+        let second = Rc::new(RefCell::new(lab.connect().expect("the harness connects")));
         Bench {
             lab,
             authority,
             worker,
+            second,
         }
     }
 }
@@ -282,6 +330,7 @@ fn run(bench: &mut Bench, ops: &[Op]) -> Option<Divergence> {
         lab,
         authority,
         worker,
+        second,
     } = bench;
     lab.restart().expect("the harness restarts the lab");
     let mut model = Model::new();
@@ -311,6 +360,32 @@ fn run(bench: &mut Bench, ops: &[Op]) -> Option<Divergence> {
                 let got = fencing_lab::apply(worker, name, generation, id, delta);
                 let step = format!("apply({name}, generation {generation}, {id:?}, {delta:+})");
                 (step, expected, describe(&got))
+            }
+            Op::Twice {
+                resource,
+                generation,
+                request,
+                delta,
+                pause,
+            } => {
+                let (name, id) = (RESOURCES[resource], REQUEST_IDS[request]);
+                let generation = resolve(generation, model.installed(name));
+                // The same request twice in a row, in the model: whichever
+                // delivery wins, the two answers are these two.
+                let mut expected = [
+                    describe(&model.apply(name, generation, id, delta)),
+                    describe(&model.apply(name, generation, id, delta)),
+                ];
+                expected.sort();
+                let mut got = deliver_twice(worker, second, (name, generation, id, delta), pause)
+                    .map(|answer| describe(&answer));
+                got.sort();
+                let step = format!(
+                    "apply({name}, generation {generation}, {id:?}, {delta:+}) delivered twice at once \
+                     (the second at the first's checkpoint {})",
+                    pause + 1
+                );
+                (step, expected.join(" and "), got.join(" and "))
             }
         };
         steps.push(format!("{step} -> {got}"));
@@ -347,6 +422,47 @@ fn run(bench: &mut Bench, ops: &[Op]) -> Option<Divergence> {
         }
     }
     None
+}
+
+/// `request` delivered on `worker` and, when that delivery reaches its
+/// checkpoint number `pause`, on `second`, run to its end right there (or
+/// after the first returns, if it never gets that far). A delivery refused
+/// by contention tries again: the first at once, the second once the first
+/// has returned. Returns both answers.
+fn deliver_twice(
+    worker: &mut Destination,
+    second: &Rc<RefCell<Destination>>,
+    (resource, generation, id, delta): (&'static str, i64, &'static str, i64),
+    pause: u8,
+) -> [Result<Outcome, LabError>; 2] {
+    let inside: Rc<RefCell<Option<Result<Outcome, LabError>>>> = Rc::default();
+    {
+        let (inside, second, reached) = (Rc::clone(&inside), Rc::clone(second), Cell::new(0u8));
+        worker.on_checkpoint(move |_| {
+            if reached.get() == pause {
+                let answer =
+                    fencing_lab::apply(&mut second.borrow_mut(), resource, generation, id, delta);
+                *inside.borrow_mut() = Some(answer);
+            }
+            reached.set(reached.get().saturating_add(1));
+            Ok(())
+        });
+    }
+    let deliver = |db: &mut Destination, mut tries: usize| loop {
+        let answer = fencing_lab::apply(db, resource, generation, id, delta);
+        tries -= 1;
+        if tries == 0 || !matches!(answer, Err(LabError::Contention)) {
+            return answer;
+        }
+    };
+    let first = deliver(worker, 1 + CONTENTION_RETRIES);
+    worker.clear_checkpoint();
+    let other = match inside.take() {
+        Some(Err(LabError::Contention)) => deliver(&mut second.borrow_mut(), CONTENTION_RETRIES),
+        Some(answer) => answer,
+        None => deliver(&mut second.borrow_mut(), 1 + CONTENTION_RETRIES),
+    };
+    [first, other]
 }
 
 fn resolve(generation: Gen, installed: i64) -> i64 {
@@ -416,6 +532,55 @@ fn simpler(op: Op) -> Vec<Op> {
             // cannot go round in circles.
             push(resource, generation, request, 0);
             push(resource, generation, request, delta / 2);
+        }
+        Op::Twice {
+            resource,
+            generation,
+            request,
+            delta,
+            pause,
+        } => {
+            // One delivery is plainer than two; an earlier pause, plainer
+            // than a later one.
+            out.push(Op::Apply {
+                resource,
+                generation,
+                request,
+                delta,
+            });
+            if pause > 0 {
+                out.push(Op::Twice {
+                    resource,
+                    generation,
+                    request,
+                    delta,
+                    pause: 0,
+                });
+            }
+            // And every simplification of the apply itself, still twice.
+            let once = Op::Apply {
+                resource,
+                generation,
+                request,
+                delta,
+            };
+            for plainer in simpler(once) {
+                if let Op::Apply {
+                    resource,
+                    generation,
+                    request,
+                    delta,
+                } = plainer
+                {
+                    out.push(Op::Twice {
+                        resource,
+                        generation,
+                        request,
+                        delta,
+                        pause,
+                    });
+                }
+            }
         }
     }
     out

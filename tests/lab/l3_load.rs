@@ -2,7 +2,10 @@
 //! connection, race for the one write lock while the authority moves on.
 //! Nothing here sleeps: a worker that meets contention yields and tries
 //! again, and the installs are paced by progress, not by time (see
-//! [`Pace`]).
+//! [`Pace`]). The workers come in twos that send the same requests (same
+//! ids, same deltas) at the same time, as a client that resends on a second
+//! connection would: every request is applied once, and its twin's delivery
+//! is answered as a replay of it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Barrier;
@@ -106,6 +109,9 @@ impl Pace {
     }
 }
 
+/// How many threads deliver each request: two, at the same time.
+const DELIVERIES: usize = 2;
+
 /// Contention retries of one call before a thread gives up. A fair run
 /// needs a handful; this only bounds a run whose lock is never released.
 const MAX_ATTEMPTS: usize = 100_000;
@@ -115,6 +121,8 @@ const MAX_ATTEMPTS: usize = 100_000;
 struct Worker {
     /// (request id, delta, result, generation) of every applied request.
     applied: Vec<(String, i64, i64, i64)>,
+    /// (request id, result) of every delivery answered as a replay.
+    replayed: Vec<(String, i64)>,
     /// Calls refused by contention (each retried).
     contention: usize,
     /// Calls rejected as stale, with the installed generation they named.
@@ -162,9 +170,10 @@ fn read_generation(lab: &Lab) -> Result<i64, LabError> {
     Err(LabError::Contention)
 }
 
-/// Worker `w`: `requests` distinct requests, each retried on contention
-/// until it is decided; on stale it reads the generation again and asks
-/// again with the same request id.
+/// Worker `w`: `requests` distinct requests, the same as its twin's (the
+/// other worker of its [`DELIVERIES`]), each retried on contention until it
+/// is decided, applied or replayed; on stale it reads the generation again
+/// and asks again with the same request id.
 fn work(lab: &Lab, w: usize, requests: usize, start: &Barrier, pace: &Pace) -> Worker {
     let mut seen = Worker::default();
     let db = connect(lab);
@@ -174,8 +183,9 @@ fn work(lab: &Lab, w: usize, requests: usize, start: &Barrier, pace: &Pace) -> W
             db.map_err(|e| format!("worker {w} cannot connect: {}", describe_error(&e)))?;
         let mut held = read_generation(lab).map_err(|e| describe_error(&e))?;
         for i in 0..requests {
-            let id = format!("t{w}-{i}");
-            let delta = i64::try_from(w * 1000 + i + 1).expect("small");
+            let twins = w / DELIVERIES;
+            let id = format!("t{twins}-{i}");
+            let delta = i64::try_from(twins * 1000 + i + 1).expect("small");
             pace.worker_waits();
             let mut attempts = 0;
             loop {
@@ -185,6 +195,13 @@ fn work(lab: &Lab, w: usize, requests: usize, start: &Barrier, pace: &Pace) -> W
                 match fencing_lab::apply(&mut db, A, held, &id, delta) {
                     Ok(Outcome::Applied { result }) => {
                         seen.applied.push((id.clone(), delta, result, held));
+                        pace.progress.fetch_add(1, Ordering::SeqCst);
+                        break;
+                    }
+                    // Its twin's delivery came first; whether it returned
+                    // the original result is checked at the end.
+                    Ok(Outcome::Replayed { result }) => {
+                        seen.replayed.push((id.clone(), result));
                         pace.progress.fetch_add(1, Ordering::SeqCst);
                         break;
                     }
@@ -212,8 +229,8 @@ fn work(lab: &Lab, w: usize, requests: usize, start: &Barrier, pace: &Pace) -> W
                         }
                         held = now;
                     }
-                    // Everything else is a wrong answer: a replay of a
-                    // request no call applied, a generation this worker
+                    // Everything else is a wrong answer: a database error
+                    // where a duplicate met its twin, a generation this worker
                     // read from the destination called never issued, a
                     // stale with the wrong numbers, or worse.
                     other => return Err(format!("{step} -> {}", fencing_lab::describe(&other))),
@@ -278,9 +295,11 @@ fn authorize_until_done(lab: &Lab, start: &Barrier, pace: &Pace) -> Authority {
     seen
 }
 
-/// N worker threads, each with its own connection, apply distinct requests
-/// with retries on contention while the authority installs new generations.
-/// At the end: every request was applied exactly once, under a generation
+/// N worker threads, each with its own connection, apply requests (every
+/// one sent by two threads at once) with retries on contention while the
+/// authority installs new generations. At the end: every request was
+/// applied exactly once, its other delivery replayed the original result,
+/// under a generation
 /// the authority installed; the records form one serial history whose
 /// generations never go back; the value is the sum of the accepted deltas;
 /// and no contention was ever answered as a generation rejection.
@@ -291,7 +310,9 @@ fn l3_6_threads_retrying_on_contention_keep_the_invariants(#[case] journal: Jour
     let c = claim("L3.6");
     let load = Load::new();
     let lab = Lab::new(journal).expect("the harness creates a lab");
+    // Deliveries, and the distinct requests they carry.
     let total = load.threads * load.requests;
+    let requests = total / DELIVERIES;
     let start = Barrier::new(load.threads + 1);
     let pace = Pace::new(total, load.last_generation);
 
@@ -337,16 +358,38 @@ fn l3_6_threads_retrying_on_contention_keep_the_invariants(#[case] journal: Jour
     let installed: BTreeSet<i64> = std::iter::once(1)
         .chain(authority.installed.iter().copied())
         .collect();
-    let applied: BTreeMap<String, (i64, i64, i64)> = workers
+    let answers: Vec<(String, (i64, i64, i64))> = workers
         .iter()
         .flat_map(|w| w.applied.iter())
         .map(|(id, delta, result, generation)| (id.clone(), (*delta, *result, *generation)))
         .collect();
+    let applied: BTreeMap<String, (i64, i64, i64)> = answers.iter().cloned().collect();
     c.same(
         &setting,
-        format!("{total} requests applied"),
-        format!("{} requests applied", applied.len()),
+        format!("{requests} requests applied, each once"),
+        if applied.len() == requests && answers.len() == requests {
+            format!("{requests} requests applied, each once")
+        } else {
+            format!(
+                "{} requests applied, {} applies in all",
+                applied.len(),
+                answers.len()
+            )
+        },
     );
+    // The other delivery of each got the original result.
+    for (id, result) in workers.iter().flat_map(|w| w.replayed.iter()) {
+        let original = applied.get(id).map(|&(_, result, _)| result);
+        c.same(
+            format_args!("the delivery of {id:?} answered as a replay after {setting}"),
+            original.map_or_else(|| "never applied".to_owned(), replayed),
+            if original.is_some() {
+                replayed(*result)
+            } else {
+                format!("{} of a request never applied", replayed(*result))
+            },
+        );
+    }
     let records = lab.records(A).expect("the observer reads the records");
     let recorded: BTreeMap<String, (i64, i64, i64)> = records
         .iter()
@@ -401,8 +444,9 @@ fn l3_6_threads_retrying_on_contention_keep_the_invariants(#[case] journal: Jour
     let calls: usize = workers.iter().map(|w| w.calls).sum();
     let stale: usize = workers.iter().map(|w| w.stale.len()).sum();
     println!(
-        "L3.6 {setting}: {calls} apply calls, {total} applied, {contention} contention, \
-         {stale} stale, {} installs ({} contention)",
+        "L3.6 {setting}: {calls} apply calls, {requests} applied, {} replayed, \
+         {contention} contention, {stale} stale, {} installs ({} contention)",
+        total - requests,
         authority.installed.len(),
         authority.contention
     );

@@ -31,7 +31,8 @@ fn l3_1_apply_fails_as_contention_while_locked_then_succeeds(#[case] journal: Jo
 /// apply still holds the write lock: a plain BEGIN IMMEDIATE and an install
 /// on other connections are both refused. After apply commits, the install
 /// goes through. A DEFERRED transaction, or a generation read before BEGIN,
-/// holds no write lock at those points and fails here.
+/// holds no write lock right after its read and fails here. (Paused inside a
+/// write, every transaction holds the lock: the write statement took it.)
 #[rstest]
 #[case::rollback_after_generation_read(Journal::Rollback, Checkpoint::GenerationRead)]
 #[case::rollback_before_effect(Journal::Rollback, Checkpoint::BeforeEffect)]
@@ -83,27 +84,32 @@ fn l3_3_install_fails_as_contention_while_another_writer_holds_the_lock(#[case] 
 
 /// Between reading the installed generation and writing the new one,
 /// install_generation holds the write lock: no apply, no other install, no
-/// plain BEGIN IMMEDIATE gets in.
+/// plain BEGIN IMMEDIATE gets in. Paused right after its read, a DEFERRED
+/// transaction holds no write lock yet and fails here. (Paused inside its
+/// write, any transaction holds the lock: the write statement took it.)
 #[rstest]
-#[case::rollback(Journal::Rollback)]
-#[case::wal(Journal::Wal)]
-fn l3_3_install_holds_the_write_lock_from_its_read_to_its_write(#[case] journal: Journal) {
+#[case::rollback_after_generation_read(Journal::Rollback, Checkpoint::GenerationRead)]
+#[case::rollback_before_install(Journal::Rollback, Checkpoint::BeforeInstall)]
+#[case::wal_after_generation_read(Journal::Wal, Checkpoint::GenerationRead)]
+#[case::wal_before_install(Journal::Wal, Checkpoint::BeforeInstall)]
+fn l3_3_install_holds_the_write_lock_from_its_read_to_its_write(
+    #[case] journal: Journal,
+    #[case] pause: Checkpoint,
+) {
     let c = claim("L3.3");
     let lab = Lab::new(journal).unwrap();
     let mut authority = lab.connect().unwrap();
 
     let seen = Seen::default();
     let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
-    pause_at(&mut authority, Checkpoint::BeforeInstall, move || {
+    pause_at(&mut authority, pause, move || {
         probe_and_install(&hook_lab, &hook_seen, A, 3)?;
-        let mut worker = hook_lab.connect()?;
-        let apply = fencing_lab::apply(&mut worker, A, 1, "r1", 5);
-        hook_seen.push(format!("apply: {}", fencing_lab::describe(&apply)));
+        try_apply(&hook_lab, &hook_seen, (A, 1, "r1", 5));
         Ok(())
     });
     c.install(&mut authority, A, 2, INSTALLED);
     c.same(
-        "while install_generation was paused before its write",
+        format_args!("while install_generation was paused {pause}"),
         format!("{}; apply: {}", locked_out(), contention()),
         seen.lines(),
     );
@@ -113,7 +119,8 @@ fn l3_3_install_holds_the_write_lock_from_its_read_to_its_write(#[case] journal:
 
 /// The whole lock story, in the mode the case names, with the file really in
 /// that mode: contention while another writer holds the lock, then apply
-/// paused before its effect keeps the lock, then the install lands after.
+/// paused after its generation read keeps the lock, then the install lands
+/// after.
 #[rstest]
 #[case::rollback(Journal::Rollback)]
 #[case::wal(Journal::Wal)]
@@ -134,12 +141,12 @@ fn l3_4_lock_story_holds_in_this_journal_mode(#[case] journal: Journal) {
 
     let seen = Seen::default();
     let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
-    pause_at(&mut worker, Checkpoint::BeforeEffect, move || {
+    pause_at(&mut worker, Checkpoint::GenerationRead, move || {
         probe_and_install(&hook_lab, &hook_seen, A, 2)
     });
     c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
     c.same(
-        "while apply was paused before its effect",
+        "while apply was paused after its generation read",
         locked_out(),
         seen.lines(),
     );

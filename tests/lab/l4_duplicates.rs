@@ -168,3 +168,55 @@ fn l4_9_lost_response_retry_gets_the_stored_result_and_applies_once(lab: Lab) {
     c.apply(&mut a, (A, 1, "a-1", 5), stale(1, 2));
     c.state(&lab, A, 2, 8);
 }
+
+/// 64 characters in common, then different: an id cut to any shorter
+/// length makes these two one.
+const LONG_1: &str = "order-2026-12-03-0000000000000000000000000000000000000000000000001";
+const LONG_2: &str = "order-2026-12-03-0000000000000000000000000000000000000000000000002";
+
+/// The request id is opaque: two ids that differ in any way, even one a
+/// person would call the same, are two requests, each applied once and each
+/// replayed with its own result; each record keeps its id byte for byte.
+#[rstest]
+#[case::case("order-7", "Order-7")]
+#[case::surrounding_whitespace("order-7", " order-7 ")]
+#[case::trailing_newline("order-7", "order-7\n")]
+#[case::unicode_normalization("caf\u{e9}-7", "cafe\u{301}-7")]
+#[case::full_width("order-7", "\u{ff4f}\u{ff52}\u{ff44}\u{ff45}\u{ff52}-7")]
+#[case::trailing_control_byte("order-7", "order-7\u{1}")]
+#[case::prefix("order-7", "order-77")]
+#[case::long_common_prefix(LONG_1, LONG_2)]
+fn l4_11_ids_that_differ_in_any_way_are_two_requests(
+    lab: Lab,
+    #[case] first: &str,
+    #[case] second: &str,
+) {
+    let c = claim("L4.11");
+    let mut worker = lab.connect().unwrap();
+
+    c.apply(&mut worker, (A, 1, first, 7), applied(7));
+    c.apply(&mut worker, (A, 1, second, 7), applied(14));
+    c.apply(&mut worker, (A, 1, second, 7), replayed(14));
+    c.apply(&mut worker, (A, 1, first, 7), replayed(7));
+
+    c.state(&lab, A, 1, 14);
+    // Each id as it was sent, quoted so that a space or a control
+    // character shows.
+    let mut expected = [
+        format!("{first:?} result 7"),
+        format!("{second:?} result 14"),
+    ];
+    expected.sort();
+    let mut got: Vec<String> = lab
+        .records(A)
+        .expect("the observer reads the records")
+        .iter()
+        .map(|r| format!("{:?} result {}", r.request_id, r.result))
+        .collect();
+    got.sort();
+    c.same(
+        format_args!("records of {A}, ids byte for byte"),
+        expected.join("; "),
+        got.join("; "),
+    );
+}

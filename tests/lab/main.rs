@@ -26,7 +26,12 @@ mod l1_interleavings;
 mod l2_model;
 mod l3_load;
 mod l3_transaction;
+mod l4_on_sqlite;
 mod transcripts;
+
+// The explorer's enumerator, checked on its own (plain functions that the
+// explorer's claims call first).
+mod enumerator;
 
 // Beyond one process: a child process killed mid-apply (L5.6), and the real
 // sqlite3 shell as another writer and as the direct path (L3.5, L5.7).

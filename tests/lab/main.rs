@@ -10,6 +10,8 @@
 #![allow(clippy::duplicate_mod)]
 
 mod support;
+// The grader's verdict channel; silent under `cargo test`.
+mod verdict;
 
 // The claims that hold on any destination: one set of tests, compiled once
 // per destination. Inside each module, `Lab` is that destination's lab and

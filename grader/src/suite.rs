@@ -4,6 +4,11 @@
 //! the test executable and carry the compiler's errors. The executable is
 //! then run directly, not through `cargo test`, so that a timeout kills the
 //! tests and nothing else, and so that its output is read as it comes.
+//!
+//! Both go through the [`Sandbox`] unless grading without one: the build
+//! offline (the dependencies are fetched before, outside), the test run with
+//! the verdict channel of [`crate::verdicts`]. Verdicts come from that
+//! channel only; what the test process prints is kept as its output.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -14,7 +19,9 @@ use serde_json::Value;
 
 use crate::libtest::{TestList, TestOutput, cut_at_boundary};
 use crate::process::{self, Caps, Ended, LineSink, Settings, Stderr};
+use crate::sandbox::Sandbox;
 use crate::score::Score;
+use crate::verdicts::Channel;
 
 /// The graded test target, `tests/lab`.
 const TEST_TARGET: &str = "lab";
@@ -26,13 +33,16 @@ const MEMORY: u64 = 4 << 30;
 /// How long `--list` may take: it runs no test.
 const LIST_LIMIT: Duration = Duration::from_secs(30);
 
+/// How long the verdicts may take to arrive once the test process is gone.
+const GRACE: Duration = Duration::from_secs(2);
+
 /// Where and how to build and run the suite.
 #[derive(Debug, Clone)]
 pub struct Suite {
     /// The package: this checkout, or a class's scratch copy.
     pub dir: PathBuf,
-    /// A target directory shared by a whole class, or cargo's default.
-    pub target_dir: Option<PathBuf>,
+    /// The target directory: shared by a whole class, or the checkout's.
+    pub target_dir: PathBuf,
     /// Build with `--features solutions` (the reference).
     pub solutions: bool,
     /// Build with `--features postgres` (the PostgreSQL track's tests too).
@@ -40,8 +50,12 @@ pub struct Suite {
     /// Show cargo's progress and rendered diagnostics on stderr, as
     /// `cargo test` would, instead of collecting the first error.
     pub interactive: bool,
-    /// The temporary directory of the tests' lab files, or the system's.
+    /// The temporary directory of the tests' lab files, or the system's
+    /// (in a sandbox, its own private `/tmp`).
     pub tmp_dir: Option<PathBuf>,
+    /// Where builds and test runs may look and write; `None` with
+    /// `--no-sandbox`.
+    pub sandbox: Option<Sandbox>,
     /// The longest a build may take.
     pub build_limit: Duration,
     /// The longest a test run may take.
@@ -72,10 +86,8 @@ pub enum Built {
 pub enum Trouble {
     /// It ran past the wall-clock limit and was killed.
     TimedOut,
-    /// The process exited, or died, before libtest's summary.
+    /// The process exited, or died, before every test sent its verdict.
     EndedEarly,
-    /// It finished, but some verdict lines could not be read.
-    Garbled,
 }
 
 impl Trouble {
@@ -84,7 +96,6 @@ impl Trouble {
         match self {
             Trouble::TimedOut => "timed out",
             Trouble::EndedEarly => "ended early",
-            Trouble::Garbled => "verdicts unreadable",
         }
     }
 }
@@ -98,22 +109,36 @@ pub struct Ran {
     pub problem: Option<(Trouble, String)>,
     /// How much the run printed to stdout, in bytes.
     pub stdout_bytes: u64,
+    /// Lines on the verdict channel that did not carry the run's key.
+    pub forged: u64,
+    /// Verdicts for tests the list does not have, or sent twice.
+    pub strays: Vec<String>,
 }
 
 impl Suite {
     /// Builds the graded suite.
     pub fn build(&self) -> Result<Built, String> {
-        let mut command = Command::new(cargo());
+        let mut command = match &self.sandbox {
+            Some(sandbox) => {
+                let mut sandbox = sandbox.clone();
+                sandbox.writable.push(self.target_dir.clone());
+                let mut command = sandbox.command(cargo(), &self.dir);
+                // The sandbox has no network: the dependencies were fetched.
+                command.arg("--offline");
+                command
+            }
+            None => Command::new(cargo()),
+        };
         command
             .current_dir(&self.dir)
             .args(["test", "--test", TEST_TARGET, "--no-run"])
             .arg("--manifest-path")
-            .arg(self.dir.join("Cargo.toml"));
-        if self.interactive {
-            command.arg("--message-format=json-render-diagnostics");
-        } else {
+            .arg(self.dir.join("Cargo.toml"))
+            .args(["--message-format=json", "--color", "never"])
+            .env("CARGO_TARGET_DIR", &self.target_dir);
+        if !self.interactive {
             // The lock file is the lab's: a class builds exactly that.
-            command.args(["--message-format=json", "--locked", "--color", "never"]);
+            command.arg("--locked");
         }
         let features: Vec<&str> = [(self.solutions, "solutions"), (self.postgres, "postgres")]
             .into_iter()
@@ -121,9 +146,6 @@ impl Suite {
             .collect();
         if !features.is_empty() {
             command.args(["--features", &features.join(",")]);
-        }
-        if let Some(target_dir) = &self.target_dir {
-            command.env("CARGO_TARGET_DIR", target_dir);
         }
         if !self.interactive {
             // A class builds as a plain `cargo test` would, whatever the
@@ -159,14 +181,41 @@ impl Suite {
                 path,
                 library_fresh: messages.library_fresh.unwrap_or(false),
             }),
-            // Interactively cargo has shown its errors itself, on stderr.
-            _ if messages.compile_failed || self.interactive => {
-                Ok(Built::CompileError(String::new()))
-            }
+            _ if messages.compile_failed => Ok(Built::CompileError(String::new())),
             _ => Ok(Built::Failed(format!(
                 "cargo failed without a compiler error:\n{}",
                 last_lines(&finished.stderr, 12)
             ))),
+        }
+    }
+
+    /// Downloads the dependencies the lock file names, outside the sandbox
+    /// (which has no network); quick when they are there already. Runs only
+    /// cargo: no code of a submission is built or run.
+    pub fn fetch(&self) -> Result<(), String> {
+        if self.sandbox.is_none() {
+            return Ok(());
+        }
+        let mut command = Command::new(cargo());
+        command
+            .current_dir(&self.dir)
+            .arg("fetch")
+            .arg("--manifest-path")
+            .arg(self.dir.join("Cargo.toml"));
+        if !self.interactive {
+            command.arg("--locked");
+        }
+        let output = command
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|error| format!("cannot run cargo: {error}"))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "cannot fetch the lab's dependencies:\n{}",
+                last_lines(&String::from_utf8_lossy(&output.stderr), 12)
+            ))
         }
     }
 
@@ -186,17 +235,41 @@ impl Suite {
             _ => None,
         };
 
-        let finished = process::run::<TestOutput>(
-            &mut self.test_command(executable, &[]),
-            self.test_settings(self.test_limit),
-        )
-        .map_err(|error| format!("cannot run the test binary: {error}"))?;
+        let channel =
+            Channel::open().map_err(|error| format!("cannot open the verdict channel: {error}"))?;
+        let mut command = self.test_command(executable, &[]);
+        channel.pass_to(&mut command);
+        let listening = channel.listen();
+        let finished =
+            process::run::<TestOutput>(&mut command, self.test_settings(self.test_limit))
+                .map_err(|error| format!("cannot run the test binary: {error}"))?;
+        let verdicts = listening.finish(GRACE);
         let output = &finished.sink;
-        let score = Score::of_run(listed.as_deref(), output);
+        let score = Score::of_run(listed.as_deref(), &verdicts, output);
 
-        let unreported = listed
-            .as_ref()
-            .map_or(0, |listed| listed.len().saturating_sub(output.reported()));
+        // Only a test of a claim sends a verdict (the transcripts' do not).
+        let unreported = listed.as_ref().map_or(0, |listed| {
+            listed
+                .iter()
+                .filter(|test| crate::claims::claim_of_test(test).is_some())
+                .filter(|test| verdicts.verdict(test).is_none())
+                .count()
+        });
+        let mut strays: Vec<String> = verdicts
+            .tests()
+            .filter(|test| {
+                listed
+                    .as_ref()
+                    .is_some_and(|listed| !listed.iter().any(|known| known == test))
+            })
+            .map(|test| format!("{test} (not in the test list)"))
+            .collect();
+        strays.extend(
+            verdicts
+                .repeated
+                .iter()
+                .map(|test| format!("{test} (reported twice)")),
+        );
         let problem = match finished.ended {
             Ended::TimedOut(limit) => Some((
                 Trouble::TimedOut,
@@ -206,19 +279,11 @@ impl Suite {
                     limit.as_secs()
                 ),
             )),
-            Ended::Exited(_) if output.summary().is_some() && unreported == 0 => None,
-            Ended::Exited(_) if output.summary().is_some() => Some((
-                Trouble::Garbled,
-                format!(
-                    "the test run finished, but the verdicts of {unreported} of its tests could \
-                     not be read (something else wrote to stdout in the middle of them)"
-                ),
-            )),
+            Ended::Exited(_) if listed.is_some() && unreported == 0 => None,
             Ended::Exited(status) => Some((
                 Trouble::EndedEarly,
                 format!(
-                    "the test process ended early ({}) before its summary; {unreported} of its \
-                     tests never reported{}",
+                    "the test process ended ({}) before {unreported} of its tests reported{}",
                     describe_exit(status),
                     last_words(&finished.stderr)
                 ),
@@ -228,6 +293,8 @@ impl Suite {
             score,
             problem,
             stdout_bytes: finished.stdout_bytes,
+            forged: verdicts.forged,
+            strays,
         })
     }
 
@@ -253,7 +320,14 @@ impl Suite {
     /// The test binary with a clean environment: no inherited libtest or
     /// insta settings, no backtraces, snapshots never written.
     fn test_command(&self, executable: &Path, args: &[&str]) -> Command {
-        let mut command = Command::new(executable);
+        let mut command = match &self.sandbox {
+            Some(sandbox) => {
+                let mut sandbox = sandbox.clone();
+                sandbox.readable.push(self.target_dir.clone());
+                sandbox.command(executable, &self.dir)
+            }
+            None => Command::new(executable),
+        };
         command.current_dir(&self.dir).args(args);
         if args.is_empty() {
             command.args(["--color", "never"]);
@@ -269,7 +343,7 @@ impl Suite {
             .env("INSTA_UPDATE", "no")
             .env("INSTA_WORKSPACE_ROOT", &self.dir)
             .env("CARGO_MANIFEST_DIR", &self.dir);
-        if let Some(tmp) = &self.tmp_dir {
+        if let Some(tmp) = self.tmp_dir.as_ref().filter(|_| self.sandbox.is_none()) {
             for key in ["TMPDIR", "TMP", "TEMP"] {
                 command.env(key, tmp);
             }
@@ -350,30 +424,50 @@ impl CargoMessages {
 /// "exit status 0", "killed by signal 9", as a person reads it.
 fn describe_exit(status: std::process::ExitStatus) -> String {
     if let Some(code) = status.code() {
-        return format!("exit status {code}");
+        // bwrap exits with 128 + N when the process in it died of signal N.
+        return match code.checked_sub(128).and_then(signal_name) {
+            Some(name) => format!("exit status {code}: signal {}{name}", code - 128),
+            None => format!("exit status {code}"),
+        };
     }
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
-            let name = match signal {
-                6 => " (abort)",
-                9 => " (kill: out of memory, or killed from outside)",
-                11 => " (segmentation fault)",
-                24 => " (processor time limit)",
-                25 => " (file too large)",
-                _ => "",
-            };
+            let name = signal_name(signal).unwrap_or("");
             return format!("killed by signal {signal}{name}");
         }
     }
     status.to_string()
 }
 
+/// What a signal that ends a test run usually means.
+fn signal_name(signal: i32) -> Option<&'static str> {
+    match signal {
+        6 => Some(" (abort)"),
+        9 => Some(" (kill: out of memory, or killed from outside)"),
+        11 => Some(" (segmentation fault)"),
+        24 => Some(" (processor time limit)"),
+        25 => Some(" (file too large)"),
+        _ => None,
+    }
+}
+
 /// The last line the process wrote to stderr, which says why it died
-/// ("memory allocation of … failed", "has overflowed its stack").
+/// ("memory allocation of … failed", "has overflowed its stack"), past the
+/// advice about backtraces that follows a panic.
 fn last_words(stderr: &str) -> String {
-    match stderr.lines().rev().find(|line| !line.trim().is_empty()) {
+    let said = |line: &&&str| {
+        let line = line.trim();
+        !line.is_empty() && !line.starts_with("note: run with `RUST_BACKTRACE")
+    };
+    let lines: Vec<&str> = stderr.lines().collect();
+    let why = lines
+        .iter()
+        .rev()
+        .find(|line| line.starts_with("memory allocation of"))
+        .or_else(|| lines.iter().rev().find(said));
+    match why {
         Some(line) => format!(": {}", cut_at_boundary(line.trim(), 300)),
         None => String::new(),
     }

@@ -111,11 +111,11 @@ pub fn run<S: LineSink>(command: &mut Command, settings: Settings) -> io::Result
         command.process_group(0);
     }
 
+    if let Some(caps) = settings.caps {
+        limit_resources(command, caps);
+    }
     let start = Instant::now();
     let mut child = command.spawn()?;
-    if let Some(caps) = settings.caps {
-        limit_resources(&child, caps);
-    }
 
     let sink = Arc::new(Mutex::new(S::default()));
     let stdout_bytes = Arc::new(AtomicU64::new(0));
@@ -206,14 +206,15 @@ fn kill_group(child: &Child) {
 fn kill_group(_child: &Child) {}
 
 /// Applies `caps` to the child, and turns off its core dumps (a crashing
-/// submission would leave one per run). Set just after the start, before
-/// the test binary reaches a test: a run that hits a cap dies, and is graded
-/// on what it printed until then.
+/// submission would leave one per run). Set between fork and exec, so they
+/// hold from the child's first instruction, and for everything it starts:
+/// a run that hits a cap dies, and is graded on the verdicts it sent.
 #[cfg(target_os = "linux")]
-fn limit_resources(child: &Child, caps: Caps) {
-    use rustix::process::{Pid, Resource, Rlimit, prlimit};
+fn limit_resources(command: &mut Command, caps: Caps) {
+    use std::os::unix::process::CommandExt;
+
+    use rustix::process::{Resource, Rlimit, setrlimit};
     const MAX_FILE: u64 = 1 << 30;
-    let pid = Some(Pid::from_child(child));
     let cpu = caps.cpu.as_secs().max(1);
     let limits = [
         (Resource::As, caps.memory, caps.memory),
@@ -222,24 +223,37 @@ fn limit_resources(child: &Child, caps: Caps) {
         // At the soft limit SIGXCPU, a few seconds later SIGKILL.
         (Resource::Cpu, cpu, cpu + 5),
     ];
-    for (resource, current, maximum) in limits {
-        let cap = Rlimit {
-            current: Some(current),
-            maximum: Some(maximum),
-        };
-        // Best effort: without the cap the wall-clock limit still holds.
-        let _ = prlimit(pid, resource, cap);
+    // SAFETY: between fork and exec only the setrlimit system call runs,
+    // on values computed before the fork.
+    unsafe {
+        command.pre_exec(move || {
+            for (resource, current, maximum) in limits {
+                let cap = Rlimit {
+                    current: Some(current),
+                    maximum: Some(maximum),
+                };
+                // Best effort: without the cap the wall-clock limit holds.
+                let _ = setrlimit(resource, cap);
+            }
+            Ok(())
+        });
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn limit_resources(_child: &Child, _caps: Caps) {}
+fn limit_resources(_command: &mut Command, _caps: Caps) {}
 
 /// A sink's lock; a poisoned one is still good data, as sinks do not panic.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Reads `pipe` to its end and hands its lines to `sink`, as [`run`] does
+/// with a child's stdout.
+pub fn read_into<S: LineSink>(pipe: impl Read, sink: &Mutex<S>) {
+    read_lines(pipe, sink, &AtomicU64::new(0));
 }
 
 /// Reads `pipe` to its end and hands its lines to `sink`. The sink is locked

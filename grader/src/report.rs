@@ -15,12 +15,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use fencing_lab::claims::{CLAIMS, LESSONS, Track};
+use crate::claims::{CLAIMS, LESSONS, Track};
 use serde_json::{Map, Value, json};
 
 use crate::flags::Flag;
 use crate::libtest::cut_at_boundary;
-use crate::score::{ClaimScore, Score, Status, TRACKS};
+use crate::score::{ClaimScore, Score, Status, tracks};
 
 /// How long an expected gradebook may be; a class is a few kilobytes.
 const MAX_EXPECTED: u64 = 16 << 20;
@@ -64,13 +64,150 @@ impl Graded {
     }
 }
 
+/// What the gradebook, the class report and the class rules need of one
+/// graded submission; all a merge of shards reads back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The folder's name.
+    pub name: String,
+    /// `pass`, `fail` or `error`, as in its `results.json`.
+    pub status: String,
+    /// The result column of the summary.
+    pub short: String,
+    /// How many review flags it raised.
+    pub flags: usize,
+    /// The tracks it brought files for, by key.
+    pub submitted: Vec<String>,
+    /// Per graded track, per claim.
+    pub tracks: Vec<TrackRow>,
+}
+
+/// One track of a [`Row`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrackRow {
+    /// The track's key (`sqlite`, `postgres`).
+    pub track: String,
+    /// Per claim: its id, `pass`, `fail` or `error`, and the points earned.
+    pub claims: Vec<(String, String, u32)>,
+}
+
+impl TrackRow {
+    /// The points earned on the track.
+    pub fn earned(&self) -> u32 {
+        self.claims.iter().map(|(_, _, earned)| earned).sum()
+    }
+
+    /// The claims that did not pass, among those worth points.
+    pub fn lost(&self) -> Vec<&str> {
+        self.claims
+            .iter()
+            .filter(|(id, status, _)| {
+                status != "pass" && crate::claims::claim(id).is_some_and(|c| c.points > 0)
+            })
+            .map(|(id, _, _)| id.as_str())
+            .collect()
+    }
+}
+
+impl Row {
+    /// The row of a submission graded just now.
+    pub fn of(graded: &Graded) -> Row {
+        Row {
+            name: graded.name.clone(),
+            status: graded.status().to_owned(),
+            short: graded.short.clone(),
+            flags: graded.flags.len(),
+            submitted: graded
+                .submitted
+                .iter()
+                .map(|track| track.key().to_owned())
+                .collect(),
+            tracks: graded
+                .score
+                .tracks
+                .iter()
+                .map(|track| TrackRow {
+                    track: track.track.key().to_owned(),
+                    claims: track
+                        .claims
+                        .iter()
+                        .map(|claim| {
+                            let status = match claim.status {
+                                Status::Pass => "pass",
+                                Status::Fail => "fail",
+                                Status::NoResult => "error",
+                            };
+                            (claim.claim.id.to_owned(), status.to_owned(), claim.earned)
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+
+    /// As JSON, for `class.json`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "status": self.status,
+            "short": self.short,
+            "flags": self.flags,
+            "submitted": self.submitted,
+            "tracks": self.tracks.iter().map(|track| json!({
+                "track": track.track,
+                "claims": track.claims.iter().map(|(id, status, earned)| {
+                    json!([id, status, earned])
+                }).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// Read back from `class.json`.
+    pub fn from_json(value: &Value) -> Option<Row> {
+        let text = |key: &str| value[key].as_str().map(str::to_owned);
+        let tracks = value["tracks"]
+            .as_array()?
+            .iter()
+            .map(|track| {
+                let claims = track["claims"]
+                    .as_array()?
+                    .iter()
+                    .map(|claim| {
+                        Some((
+                            claim[0].as_str()?.to_owned(),
+                            claim[1].as_str()?.to_owned(),
+                            u32::try_from(claim[2].as_u64()?).ok()?,
+                        ))
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some(TrackRow {
+                    track: track["track"].as_str()?.to_owned(),
+                    claims,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Row {
+            name: text("name")?,
+            status: text("status")?,
+            short: text("short")?,
+            flags: usize::try_from(value["flags"].as_u64()?).ok()?,
+            submitted: value["submitted"]
+                .as_array()?
+                .iter()
+                .map(|key| key.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()?,
+            tracks,
+        })
+    }
+}
+
 /// The gradebook: a row per submission; per graded track a column per claim
 /// with the points earned, and the total. SQLite's columns are the claim ids
 /// and `total`; another track's start with its key (`postgres L1.1`).
-pub fn gradebook(graded: &[Graded]) -> Result<Vec<u8>, String> {
+pub fn gradebook(rows: &[Row]) -> Result<Vec<u8>, String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["submission".to_owned()];
-    for &track in TRACKS {
+    for &track in tracks() {
         let prefix = match track {
             Track::Sqlite => String::new(),
             _ => format!("{} ", track.key()),
@@ -84,10 +221,10 @@ pub fn gradebook(graded: &[Graded]) -> Result<Vec<u8>, String> {
         header.push(format!("{prefix}total"));
     }
     writer.write_record(&header).map_err(csv_error)?;
-    for submission in graded {
+    for submission in rows {
         let mut row = vec![submission.name.clone()];
-        for track in &submission.score.tracks {
-            row.extend(track.claims.iter().map(|claim| claim.earned.to_string()));
+        for track in &submission.tracks {
+            row.extend(track.claims.iter().map(|(_, _, earned)| earned.to_string()));
             row.push(track.earned().to_string());
         }
         writer.write_record(&row).map_err(csv_error)?;
@@ -97,8 +234,99 @@ pub fn gradebook(graded: &[Graded]) -> Result<Vec<u8>, String> {
         .map_err(|error| format!("cannot write the gradebook: {error}"))
 }
 
+/// The class's own rules, said on stderr when broken: a mutant is a known
+/// mistake, so one that loses nothing is a suite defect; an alternative is a
+/// correct solution written differently, so one that loses a claim is a
+/// suite defect too. Only the tracks a submission brought files for count:
+/// a SQLite mutant loses the PostgreSQL track to its stubs, which says
+/// nothing of the suite.
+pub fn rules_hold(rows: &[Row]) -> bool {
+    let submitted = |row: &'_ Row| -> Vec<TrackRow> {
+        row.tracks
+            .iter()
+            .filter(|track| row.submitted.contains(&track.track))
+            .cloned()
+            .collect()
+    };
+    let perfect_mutants: Vec<&str> = rows
+        .iter()
+        .filter(|row| row.name.starts_with("mutant-") && !row.submitted.is_empty())
+        .filter(|row| submitted(row).iter().all(|track| track.lost().is_empty()))
+        .map(|row| row.name.as_str())
+        .collect();
+    let failing_alternatives: Vec<String> = rows
+        .iter()
+        .filter(|row| row.name.starts_with("alternative-"))
+        .filter_map(|row| {
+            let lost: Vec<String> = submitted(row)
+                .iter()
+                .flat_map(|track| {
+                    let prefix = if track.track == Track::Sqlite.key() {
+                        String::new()
+                    } else {
+                        format!("{} ", track.track)
+                    };
+                    track
+                        .lost()
+                        .into_iter()
+                        .map(move |id| format!("{prefix}{id}"))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let empty = row.submitted.is_empty();
+            match (empty, lost.is_empty()) {
+                (true, _) => Some(format!("{} (brings no exercise file)", row.name)),
+                (false, false) => Some(format!("{} (lost {})", row.name, lost.join(" "))),
+                (false, true) => None,
+            }
+        })
+        .collect();
+    if !perfect_mutants.is_empty() {
+        eprintln!(
+            "grade: these mutants scored full marks, so the suite misses their mistake: {}",
+            perfect_mutants.join(", ")
+        );
+    }
+    if !failing_alternatives.is_empty() {
+        eprintln!(
+            "grade: these alternatives are correct but lost claims, so the suite rejects a \
+             right answer: {}",
+            failing_alternatives.join("; ")
+        );
+    }
+    perfect_mutants.is_empty() && failing_alternatives.is_empty()
+}
+
 fn csv_error(error: csv::Error) -> String {
     format!("cannot write the gradebook: {error}")
+}
+
+/// The result column of a run that finished: "pass", or "fail: L2.2 L2.6;
+/// postgres L3.2", per track short of full marks.
+pub fn short_result(score: &Score) -> String {
+    if score.full_marks() {
+        return "pass".to_owned();
+    }
+    let parts: Vec<String> = score
+        .tracks
+        .iter()
+        .filter(|track| !track.full_marks())
+        .map(|track| {
+            let failing = track.not_passing();
+            let shown: Vec<&str> = failing.iter().copied().take(6).collect();
+            let more = if failing.len() > shown.len() {
+                " …"
+            } else {
+                ""
+            };
+            let key = match track.track {
+                Track::Sqlite => String::new(),
+                _ => format!("{} ", track.track.key()),
+            };
+            format!("{key}{}{more}", shown.join(" "))
+        })
+        .collect();
+    format!("fail: {}", parts.join("; "))
 }
 
 /// A submission's `results.json`, in Exercism's field names: one test entry
@@ -224,8 +452,8 @@ fn cut_output(output: &str) -> String {
 pub fn summary_table(graded: &[Graded]) -> String {
     let mut header = vec!["submission".to_owned()];
     let mut right = vec![false];
-    for &track in TRACKS {
-        header.push(match TRACKS.len() {
+    for &track in tracks() {
+        header.push(match tracks().len() {
             1 => "points".to_owned(),
             _ => track.name().to_owned(),
         });

@@ -1,9 +1,9 @@
 //! The learner's scorecard: this checkout's exercises (or the reference,
-//! when the grader itself was built with `--features solutions`), graded
+//! with `--solutions`), graded
 //! claim by claim, with the total on a line of its own (`Points X/Y`, for a
 //! classroom's grading step to read) and the first failing claim's hint.
 //!
-//! Built with `--features postgres`, the grader grades the PostgreSQL track
+//! Given `--postgres`, the grader grades the PostgreSQL track
 //! too: the SQLite section comes first, as without the feature, then a
 //! section of the same shape for `exercises/postgres/`, whose total reads
 //! `Points on PostgreSQL X/Y` so that the line `Points X/Y` stays SQLite's.
@@ -11,29 +11,68 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use fencing_lab::claims::{LESSONS, Track};
+use crate::claims::{LESSONS, Track};
 
-use crate::score::{ClaimScore, Score, Status, TrackScore};
+use crate::sandbox::{self, Sandbox};
+use crate::score::{ClaimScore, Score, Status, TrackScore, tracks};
+use crate::scratch;
 use crate::suite::{Built, Suite, Trouble};
+
+/// Whether the reference is graded (`--solutions`), for the headings.
+static SOLUTIONS: AtomicBool = AtomicBool::new(false);
 
 /// How many lines of a failing test's message the scorecard quotes.
 const QUOTED_LINES: usize = 16;
 
-/// Builds and runs this checkout's suite and prints the scorecard. Exits 0
-/// only when every claim passes, on every graded track.
-pub fn grade(test_limit: Duration, build_limit: Duration) -> Result<ExitCode, String> {
+/// Builds and runs this checkout's suite (in the sandbox, unless
+/// `sandbox` is off) and prints the scorecard. Exits 0 only when every claim
+/// passes, on every graded track.
+pub fn grade(
+    solutions: bool,
+    test_limit: Duration,
+    build_limit: Duration,
+    sandbox: bool,
+) -> Result<ExitCode, String> {
+    SOLUTIONS.store(solutions, Ordering::Relaxed);
+    let checkout = crate::class::repository();
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| checkout.join("target"));
+    let sandbox = if sandbox {
+        sandbox::check()?;
+        std::fs::create_dir_all(&target_dir)
+            .map_err(|error| format!("cannot create {}: {error}", target_dir.display()))?;
+        // The checkout hidden, then its build inputs shown again, read-only:
+        // no reference (unless it is what is graded), no class, no grader.
+        let readable = scratch::build_inputs(&checkout, solutions)
+            .into_iter()
+            .map(|part| checkout.join(part))
+            .filter(|path| path.exists())
+            .map(|path| sandbox::real(&path))
+            .collect::<Result<Vec<_>, _>>()?;
+        Some(Sandbox {
+            hidden: vec![sandbox::real(&checkout)?],
+            readable,
+            writable: Vec::new(),
+        })
+    } else {
+        None
+    };
     let suite = Suite {
-        dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
-        target_dir: None,
-        solutions: cfg!(feature = "solutions"),
-        postgres: cfg!(feature = "postgres"),
+        dir: checkout,
+        target_dir,
+        solutions,
+        postgres: tracks().contains(&Track::Postgres),
         interactive: true,
         tmp_dir: None,
+        sandbox,
         build_limit,
         test_limit,
     };
+    suite.fetch()?;
     let (score, problem) = match suite.build()? {
         Built::Executable { path, .. } => {
             let ran = suite.run(&path)?;
@@ -43,21 +82,18 @@ pub fn grade(test_limit: Duration, build_limit: Duration) -> Result<ExitCode, St
                     Trouble::EndedEarly => {
                         "something ended the test process: process::exit, abort, or a crash"
                     }
-                    Trouble::Garbled => "print less, or not at all, from your functions",
                 };
                 format!("{problem}.\nA claim without a result is a FAIL: {advice}.")
             });
             (ran.score, problem)
         }
         Built::CompileError(first) => {
-            // The exercises compiled already (this binary links them), so
-            // what fails here is the graded suite in tests/lab.
             let mut problem = String::from(
-                "the graded suite does not build: fix the first error cargo printed above, \
-                 then run `cargo run --bin grade` again",
+                "the code does not compile, so no test ran: fix the first error, then run \
+                 `cargo grade` again",
             );
             if !first.is_empty() {
-                problem = format!("{problem}\n{first}");
+                problem = format!("{problem}\n\n{first}");
             }
             (Score::nothing(), Some(problem))
         }
@@ -70,6 +106,9 @@ pub fn grade(test_limit: Duration, build_limit: Duration) -> Result<ExitCode, St
         ),
         Built::Failed(reason) => return Err(reason),
     };
+    if suite.sandbox.is_none() {
+        println!("\nGraded WITHOUT the sandbox (--no-sandbox).");
+    }
     print!("{}", render(&score, problem.as_deref()));
     Ok(if score.full_marks() {
         ExitCode::SUCCESS
@@ -135,8 +174,11 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) ->
 /// What the track's section grades: the exercises, or the reference.
 fn implementation(track: Track) -> &'static str {
     match track {
-        Track::Sqlite => fencing_lab::IMPLEMENTATION,
-        Track::Postgres if cfg!(feature = "solutions") => "the reference (solutions/postgres/)",
+        Track::Sqlite if SOLUTIONS.load(Ordering::Relaxed) => "the reference (solutions/)",
+        Track::Sqlite => "your exercises (exercises/)",
+        Track::Postgres if SOLUTIONS.load(Ordering::Relaxed) => {
+            "the reference (solutions/postgres/)"
+        }
         Track::Postgres => "your exercises (exercises/postgres/)",
     }
 }

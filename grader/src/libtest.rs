@@ -1,6 +1,9 @@
 //! libtest's normal, human output, read as it streams (stable Rust has no
-//! machine format for it): the `test NAME ... ok` lines, the captured output
-//! of each failure, and the `test result:` summary. Also `--list`.
+//! machine format for it), for what a failed test printed: the `test NAME
+//! ... FAILED` lines say whose captured output to keep. Also `--list`.
+//!
+//! None of it decides a grade: the code under test writes to the same stdout
+//! and could print anything. Verdicts come from [`crate::verdicts`].
 //!
 //! Everything kept is bounded: verdicts for at most [`MAX_TESTS`] names, and
 //! [`SECTION_KEEP`] bytes of each end of a failure's captured output.
@@ -46,7 +49,6 @@ enum Part {
 pub struct TestOutput {
     verdicts: BTreeMap<String, Verdict>,
     sections: BTreeMap<String, Kept>,
-    summary: Option<String>,
     part: Part,
 }
 
@@ -56,20 +58,10 @@ impl TestOutput {
         self.verdicts.get(name).copied()
     }
 
-    /// How many tests got a verdict.
-    pub fn reported(&self) -> usize {
-        self.verdicts.len()
-    }
-
     /// The captured output of a failed test, as libtest printed it (its
     /// middle left out if it was long).
     pub fn section(&self, name: &str) -> Option<String> {
         self.sections.get(name).map(Kept::text)
-    }
-
-    /// The `test result: …` line; without it the run did not finish.
-    pub fn summary(&self) -> Option<&str> {
-        self.summary.as_deref()
     }
 
     fn record(&mut self, name: &str, verdict: Verdict) {
@@ -88,7 +80,7 @@ impl TestOutput {
 impl LineSink for TestOutput {
     const MAX_LINE: usize = 16 * 1024;
 
-    fn line(&mut self, line: &str, cut: bool) {
+    fn line(&mut self, line: &str, _cut: bool) {
         if let Part::Section(name) = &self.part {
             if line == "failures:" {
                 self.part = Part::List;
@@ -100,9 +92,7 @@ impl LineSink for TestOutput {
             }
             return;
         }
-        if line.starts_with("test result: ") && !cut {
-            self.summary = Some(cut_at_boundary(line, 200).to_owned());
-        } else if line == "failures:" {
+        if line == "failures:" {
             if self.part == Part::Verdicts {
                 self.part = Part::Failures;
             }

@@ -1,5 +1,5 @@
 //! From test verdicts to claims and points, by the catalogue in
-//! `fencing_lab::claims`: a test belongs to the claim its name starts with,
+//! `crate::claims`: a test belongs to the claim its name starts with,
 //! and a claim passes only when it has at least one result and every one of
 //! its tests passed. A test that never reported (the run timed out, crashed
 //! or exited first) is not a pass.
@@ -7,19 +7,34 @@
 //! Each track is scored on its own: a claim's result on a track comes from
 //! that track's tests only (`postgres::…` for PostgreSQL), and a track scores
 //! only the claims checked on it. The SQLite track is always graded; the
-//! PostgreSQL track when this grader is built with the feature `postgres`.
+//! PostgreSQL track when the grader is given `--postgres`.
+//!
+//! A test's verdict is the one it sent on the verdict channel
+//! ([`Verdicts`]); what it printed is only shown, as its output.
 
-use fencing_lab::claims::{self, CLAIMS, Claim, Track};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::claims::{self, CLAIMS, Claim, Track};
 
 use crate::libtest::{Failure, TestOutput, Verdict};
+use crate::verdicts::Verdicts;
+
+static POSTGRES: AtomicBool = AtomicBool::new(false);
+
+/// Grades the PostgreSQL track too, from now on (`--postgres`).
+pub fn grade_postgres() {
+    POSTGRES.store(true, Ordering::Relaxed);
+}
 
 /// The tracks this grader grades, in the order it reports them: SQLite, and
-/// PostgreSQL when the grader itself is built with the feature `postgres`.
-pub const TRACKS: &[Track] = if cfg!(feature = "postgres") {
-    &Track::ALL
-} else {
-    &[Track::Sqlite]
-};
+/// PostgreSQL when given `--postgres`.
+pub fn tracks() -> &'static [Track] {
+    if POSTGRES.load(Ordering::Relaxed) {
+        &Track::ALL
+    } else {
+        &[Track::Sqlite]
+    }
+}
 
 /// How one claim came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +64,7 @@ pub struct ClaimScore {
     pub first_failure: Option<(String, Failure)>,
 }
 
-/// A whole run: one score per graded track, in [`TRACKS`]' order.
+/// A whole run: one score per graded track, in [`tracks`]' order.
 #[derive(Debug, Clone)]
 pub struct Score {
     /// One entry per graded track.
@@ -61,12 +76,12 @@ impl Score {
     /// binary's `--list` printed, so a test that never reported is known to
     /// be missing. Without that list no claim can be shown complete, so none
     /// is passed.
-    pub fn of_run(listed: Option<&[String]>, run: &TestOutput) -> Score {
+    pub fn of_run(listed: Option<&[String]>, verdicts: &Verdicts, run: &TestOutput) -> Score {
         Score {
-            tracks: TRACKS
+            tracks: tracks()
                 .iter()
                 .map(|&track| match listed {
-                    Some(listed) => TrackScore::of_run(track, listed, run),
+                    Some(listed) => TrackScore::of_run(track, listed, verdicts, run),
                     None => TrackScore::nothing(track),
                 })
                 .collect(),
@@ -76,7 +91,7 @@ impl Score {
     /// The score of a suite that never ran: every claim without a result.
     pub fn nothing() -> Score {
         Score {
-            tracks: TRACKS
+            tracks: tracks()
                 .iter()
                 .map(|&track| TrackScore::nothing(track))
                 .collect(),
@@ -100,7 +115,12 @@ pub struct TrackScore {
 
 impl TrackScore {
     /// Scores the claims checked on `track` from that track's tests alone.
-    fn of_run(track: Track, listed: &[String], run: &TestOutput) -> TrackScore {
+    fn of_run(
+        track: Track,
+        listed: &[String],
+        verdicts: &Verdicts,
+        run: &TestOutput,
+    ) -> TrackScore {
         let names: Vec<&str> = listed
             .iter()
             .map(String::as_str)
@@ -116,7 +136,7 @@ impl TrackScore {
                     .filter(|name| claims::claim_of_test(name).is_some_and(|c| c.id == claim.id));
                 let (mut passed, mut failed, mut missing) = (0, Vec::new(), Vec::new());
                 for name in tests {
-                    match run.verdict(name) {
+                    match verdicts.verdict(name) {
                         Some(Verdict::Passed) => passed += 1,
                         Some(Verdict::Failed) => failed.push(name.to_owned()),
                         Some(Verdict::Ignored) => {}
@@ -131,8 +151,15 @@ impl TrackScore {
                     Status::NoResult
                 };
                 let first_failure = failed.first().map(|name| {
+                    // The message is the one the test sent; the output is
+                    // what libtest printed for it, the learner's prints.
                     let section = run.section(name).unwrap_or_default();
-                    (name.clone(), Failure::from_section(&section))
+                    let printed = Failure::from_section(&section);
+                    let failure = Failure {
+                        message: verdicts.message(name).unwrap_or_default().trim().to_owned(),
+                        output: printed.output,
+                    };
+                    (name.clone(), failure)
                 });
                 ClaimScore {
                     claim,

@@ -1,0 +1,441 @@
+//! Batch grading: every folder of a submissions directory (or one shard of
+//! them), one after the other, in one scratch copy of the lab, each build
+//! and test run in the sandbox.
+//!
+//! All submissions share one target directory, so the dependencies compile
+//! once per class (and once ever, as the work folder is kept in the output
+//! folder between runs). A submission's files are read, not executed, until
+//! its tests run (`submission`); the scratch copy is made afresh for each
+//! (`scratch`); the outputs are written by `output`.
+//!
+//! Given `--postgres`, the grader also grades the PostgreSQL track: a
+//! submission's `exercises/postgres/apply.rs` and
+//! `exercises/postgres/install_generation.rs` (or `postgres/…` beside the
+//! files alone) replace the stubs of the scratch copy's `exercises/postgres/`,
+//! which is restored with the rest of `exercises/` for every submission.
+
+use std::fs;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use crate::claims::Track;
+use crate::output::{self, Shard};
+use crate::report::{self, Graded, Row};
+use crate::sandbox::{self, Sandbox};
+use crate::score::Score;
+use crate::suite::{Built, Suite};
+use crate::{flags, scratch, submission};
+
+/// Said in every report of a class graded with `--no-sandbox`.
+pub const NO_SANDBOX: &str = "graded WITHOUT the sandbox (--no-sandbox): the code under test \
+     could read the reference and other submissions, write outside its copy, use the network, \
+     and leave processes behind";
+
+/// How a class is graded.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// One folder per submission.
+    pub submissions: PathBuf,
+    /// Where the gradebook, the results and the work folder go.
+    pub out: PathBuf,
+    /// The longest one test run may take.
+    pub test_limit: Duration,
+    /// The longest one build may take.
+    pub build_limit: Duration,
+    /// A gradebook the result must equal, byte for byte.
+    pub expect: Option<PathBuf>,
+    /// Grade in the sandbox (the default), or not (`--no-sandbox`).
+    pub sandbox: bool,
+    /// Only this slice of the class (`--shard K/N`).
+    pub shard: Shard,
+}
+
+/// The lab's checkout: the workspace this grader belongs to.
+pub fn repository() -> PathBuf {
+    let grader = Path::new(env!("CARGO_MANIFEST_DIR"));
+    grader.parent().unwrap_or(grader).to_path_buf()
+}
+
+/// Grades every submission (of the shard), writes the outputs, and checks
+/// them.
+pub fn grade(options: &Options) -> Result<ExitCode, String> {
+    let repository = repository();
+    // Cargo runs in the scratch copy: relative paths would point there.
+    let absolute = |path: &Path| {
+        std::path::absolute(path)
+            .map_err(|error| format!("cannot find {}: {error}", path.display()))
+    };
+    let options = &Options {
+        submissions: absolute(&options.submissions)?,
+        out: absolute(&options.out)?,
+        ..options.clone()
+    };
+    let class = submission::list(&options.submissions, &options.out)?;
+    if class.is_empty() {
+        return Err(format!(
+            "no submissions in {}: each submission is a folder holding its exercise files",
+            options.submissions.display()
+        ));
+    }
+    output::refuse_inside_submission(&options.submissions, &class, &options.out)?;
+    // A gradebook to compare with must exist before a whole class is graded.
+    if let Some(expected) = options.expect.as_ref().filter(|path| !path.is_file()) {
+        return Err(format!(
+            "cannot read the expected gradebook {}: no such file",
+            expected.display()
+        ));
+    }
+    let _lock = output::lock(&options.out)?;
+    if options.sandbox {
+        sandbox::check()?;
+    }
+    let names = options.shard.slice(&class);
+
+    let work = options.out.join(".work");
+    let (scratch_dir, tmp) = (work.join("repository"), work.join("tmp"));
+    let suite = class_suite(options, &repository, &work)?;
+    scratch::prepare(&repository, &scratch_dir)?;
+    suite.fetch()?;
+    // Links are followed within the class. A course author's own classes
+    // (tests/class) also link into the lab's reference; a learner's must not.
+    let mut allowed = vec![canonical(&options.submissions)?];
+    let lab = canonical(&repository)?;
+    if allowed[0].starts_with(&lab) {
+        allowed.push(lab);
+    }
+
+    let mut graded = Vec::new();
+    let mut last_built: Option<Vec<Vec<u8>>> = None;
+    for (index, name) in names.iter().enumerate() {
+        let started = Instant::now();
+        progress(format_args!("[{}/{}] {name}: ", index + 1, names.len()));
+        let folder = options.submissions.join(name);
+        // Afresh for each submission: one whose tests wrote into the scratch
+        // copy must not change the next one's tests. Costs no extra build,
+        // as the library and the suite are rebuilt for every submission.
+        scratch::prepare(&repository, &scratch_dir)?;
+        let context = Context {
+            repository: &repository,
+            scratch: &scratch_dir,
+            tmp: &tmp,
+            suite: &suite,
+            allowed: &allowed,
+            first: index == 0,
+        };
+        let mut submission =
+            grade_one(name, &folder, &context, &mut last_built).inspect_err(|_| {
+                progress(format_args!("stopped\n"));
+            })?;
+        submission.elapsed = started.elapsed();
+        let points: Vec<String> = submission
+            .score
+            .tracks
+            .iter()
+            .map(|track| match track.track {
+                Track::Sqlite => format!("{}/{}", track.earned(), track.total()),
+                _ => format!(
+                    "{} {}/{}",
+                    track.track.name(),
+                    track.earned(),
+                    track.total()
+                ),
+            })
+            .collect();
+        progress(format_args!("done {}\n", points.join(", ")));
+        output::write_results(
+            &options.out,
+            &submission.name,
+            &report::results_json(&submission),
+        )?;
+        graded.push(submission);
+    }
+
+    let rows: Vec<Row> = graded.iter().map(Row::of).collect();
+    let written = output::write_class(&options.out, &class, options.shard, options.sandbox, &rows)?;
+
+    say_summary(options, &graded, names.len(), class.len(), &written);
+
+    let mut failed = !report::rules_hold(&rows);
+    if let Some(expected) = &options.expect {
+        match report::compare_with_expected(&written.gradebook_bytes, expected) {
+            Ok(()) => println!("the gradebook matches {}", expected.display()),
+            Err(difference) => {
+                eprintln!("grade: {difference}");
+                failed = true;
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// How a class's submissions are built and run: in the work folder's
+/// scratch copy, with its target directory, in a sandbox that hides the lab,
+/// the class and the output folder (unless `--no-sandbox`).
+fn class_suite(options: &Options, repository: &Path, work: &Path) -> Result<Suite, String> {
+    let scratch_dir = work.join("repository");
+    let tmp = work.join("tmp");
+    let target = work.join("target");
+    for dir in [&scratch_dir, &target] {
+        fs::create_dir_all(dir)
+            .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+    }
+    let sandbox = if options.sandbox {
+        Some(Sandbox {
+            hidden: vec![
+                sandbox::real(repository)?,
+                sandbox::real(&options.submissions)?,
+                sandbox::real(&options.out)?,
+            ],
+            readable: Vec::new(),
+            writable: vec![sandbox::real(&scratch_dir)?],
+        })
+    } else {
+        None
+    };
+    Ok(Suite {
+        dir: scratch_dir,
+        target_dir: target,
+        solutions: false,
+        postgres: crate::score::tracks().contains(&Track::Postgres),
+        interactive: false,
+        tmp_dir: Some(tmp),
+        sandbox,
+        build_limit: options.build_limit,
+        test_limit: options.test_limit,
+    })
+}
+
+/// The summary on stdout: the table, the review flags, the sandbox, the
+/// shard, and what was written.
+fn say_summary(
+    options: &Options,
+    graded: &[Graded],
+    graded_here: usize,
+    class_size: usize,
+    written: &output::Written,
+) {
+    print!("{}", report::summary_table(graded));
+    let flags = report::flags_listing(graded);
+    if !flags.is_empty() {
+        print!("\n{flags}");
+    }
+    println!();
+    if options.sandbox {
+        println!("every build and test run went through the sandbox (bubblewrap)");
+    } else {
+        println!("{NO_SANDBOX}");
+    }
+    if options.shard.count > 1 {
+        println!(
+            "shard {} of {}: {} of the class's {} submissions; merge the shards with --merge",
+            options.shard.index, options.shard.count, graded_here, class_size
+        );
+    }
+    println!(
+        "wrote {}, {} and {} results.json files under {}",
+        written.gradebook.display(),
+        written.index.display(),
+        graded.len(),
+        options.out.display()
+    );
+}
+
+/// What every submission is graded with.
+struct Context<'a> {
+    repository: &'a Path,
+    scratch: &'a Path,
+    tmp: &'a Path,
+    suite: &'a Suite,
+    allowed: &'a [PathBuf],
+    first: bool,
+}
+
+/// One submission, from its files to its score. What goes wrong with the
+/// submission is its result; an error is the grader's own trouble (cargo
+/// cannot run, the scratch copy cannot be written), which would hit every
+/// submission alike and stops the class.
+fn grade_one(
+    name: &str,
+    folder: &Path,
+    context: &Context<'_>,
+    last_built: &mut Option<Vec<Vec<u8>>>,
+) -> Result<Graded, String> {
+    let mut graded = Graded {
+        name: name.to_owned(),
+        score: Score::nothing(),
+        error: None,
+        short: String::new(),
+        notes: Vec::new(),
+        flags: Vec::new(),
+        submitted: Vec::new(),
+        elapsed: Duration::ZERO,
+    };
+    if context.suite.sandbox.is_none() {
+        graded.notes.push(NO_SANDBOX.to_owned());
+    }
+    let ignored = submission::ignored_entries(folder);
+    if !ignored.is_empty() {
+        graded.notes.push(format!(
+            "ignored (only the exercise files are graded): {}",
+            ignored.join(", ")
+        ));
+    }
+
+    // The submission's files, or the untouched stub where one is missing.
+    let files = submission::exercise_files();
+    let sources = match read_sources(folder, &files, context, &mut graded)? {
+        Some(sources) => sources,
+        None => return Ok(graded),
+    };
+    for ((_, file), source) in files.iter().zip(&sources) {
+        scratch::write_source(&context.scratch.join(file), source)
+            .map_err(|error| format!("cannot write {file} into the scratch copy: {error}"))?;
+    }
+
+    progress(format_args!(
+        "{}",
+        if context.first {
+            "building (the first build may compile the dependencies too)… "
+        } else {
+            "building… "
+        }
+    ));
+    let built = context.suite.build()?;
+    let executable = match built {
+        Built::Executable {
+            path,
+            library_fresh,
+        } => {
+            // Same files as last time, or cargo saw the change: either way
+            // the binary is this submission's.
+            if library_fresh && last_built.as_ref() != Some(&sources) {
+                return Err(format!(
+                    "cargo reused the previous build for {name}, whose files differ; \
+                     is the clock of {} behind?",
+                    context.scratch.display()
+                ));
+            }
+            *last_built = Some(sources);
+            path
+        }
+        Built::CompileError(first_error) => {
+            *last_built = None;
+            graded.short = "does not compile".to_owned();
+            graded.error = Some(format!(
+                "the exercises do not compile; the first error:\n{first_error}"
+            ));
+            return Ok(graded);
+        }
+        Built::TimedOut(limit) => {
+            *last_built = None;
+            graded.short = "build timed out".to_owned();
+            graded.error = Some(format!(
+                "the build took longer than {} s and was stopped",
+                limit.as_secs()
+            ));
+            return Ok(graded);
+        }
+        // Cargo itself failed (a broken manifest, no network for the
+        // dependencies): every submission would fail the same way.
+        Built::Failed(reason) => return Err(format!("cannot build the lab's suite: {reason}")),
+    };
+
+    progress(format_args!("testing… "));
+    // Lab files a killed run left behind go with it, before the next run
+    // (in the sandbox, its private /tmp goes with it anyway).
+    let _ = fs::remove_dir_all(context.tmp);
+    fs::create_dir_all(context.tmp)
+        .map_err(|error| format!("cannot create {}: {error}", context.tmp.display()))?;
+    let ran = context.suite.run(&executable)?;
+    let _ = fs::remove_dir_all(context.tmp);
+    if ran.forged > 0 {
+        graded.notes.push(format!(
+            "{} lines on the verdict channel did not carry this run's key and were ignored: \
+             something in the test process wrote to it",
+            ran.forged
+        ));
+    }
+    if !ran.strays.is_empty() {
+        graded.notes.push(format!(
+            "verdicts that count for nothing: {}",
+            ran.strays.join(", ")
+        ));
+    }
+
+    graded.score = ran.score;
+    if ran.stdout_bytes > 1 << 20 {
+        graded.notes.push(format!(
+            "the test run printed {:.1} MB to stdout; none of it is read as a verdict",
+            ran.stdout_bytes as f64 / 1e6
+        ));
+    }
+    graded.short = match &ran.problem {
+        Some((trouble, _)) => trouble.short().to_owned(),
+        None => report::short_result(&graded.score),
+    };
+    if let Some((_, problem)) = ran.problem {
+        graded.error = Some(format!("{problem}. Only the claims seen to pass count."));
+    }
+    Ok(graded)
+}
+
+/// The submission's exercise files, each or the untouched stub where it
+/// has none, with its flags, notes and tracks noted in `graded`; `None` when
+/// a file is refused (then `graded` says why).
+fn read_sources(
+    folder: &Path,
+    files: &[(Track, String)],
+    context: &Context<'_>,
+    graded: &mut Graded,
+) -> Result<Option<Vec<Vec<u8>>>, String> {
+    let mut sources = Vec::new();
+    let mut missing = Vec::new();
+    for (track, file) in files {
+        let file = file.as_str();
+        match submission::read(folder, file, context.allowed, &mut graded.notes) {
+            Ok(Some(source)) => {
+                let text = String::from_utf8_lossy(&source);
+                graded.flags.extend(flags::scan(file, &text));
+                sources.push(source);
+                if !graded.submitted.contains(track) {
+                    graded.submitted.push(*track);
+                }
+            }
+            Ok(None) => {
+                missing.push(file);
+                let stub = fs::read(context.repository.join(file))
+                    .map_err(|error| format!("cannot read the stub {file}: {error}"))?;
+                sources.push(stub);
+            }
+            Err(reason) => {
+                graded.short = "not graded".to_owned();
+                graded.error = Some(reason);
+                return Ok(None);
+            }
+        }
+    }
+    if !missing.is_empty() {
+        graded.notes.push(format!(
+            "not in the submission, graded as the untouched stub: {}",
+            missing.join(", ")
+        ));
+    }
+    Ok(Some(sources))
+}
+
+fn canonical(path: &Path) -> Result<PathBuf, String> {
+    fs::canonicalize(path).map_err(|error| format!("cannot read {}: {error}", path.display()))
+}
+
+/// Progress on stderr, shown at once.
+fn progress(text: std::fmt::Arguments<'_>) {
+    let mut stderr = io::stderr().lock();
+    let _ = stderr.write_fmt(text);
+    let _ = stderr.flush();
+}

@@ -1,0 +1,183 @@
+//! The command line: no arguments for a learner's scorecard,
+//! `--submissions DIR --out OUTDIR` for a class, `--merge` for shards.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::class;
+use crate::output::Shard;
+
+/// The help text.
+pub const USAGE: &str = "\
+grade: the fencing-lab grader
+
+usage:
+  cargo grade [--solutions] [--postgres]
+      grade this checkout's exercises and print a scorecard
+      (--solutions: the reference in solutions/ instead)
+  cargo grade --submissions DIR --out OUTDIR [--shard K/N] [--expect FILE]
+      grade a class: every folder of DIR is one submission, holding
+      exercises/apply.rs and exercises/install_generation.rs, or the files alone
+  cargo grade --merge SHARD_OUT... --out OUTDIR [--expect FILE]
+      merge the output folders of a class graded in shards into one, the same
+      bytes as grading it in one go
+
+  every build and test run goes through a bubblewrap sandbox (Debian package
+  bubblewrap): no network, nothing of the lab, the class or the output folder
+  visible but the submission's own scratch copy, and no process left behind.
+
+  with --postgres, the PostgreSQL track is graded too, on its own:
+  exercises/postgres/apply.rs and exercises/postgres/install_generation.rs
+  (postgres/apply.rs and postgres/install_generation.rs beside the files alone)
+
+options:
+  --submissions DIR     the class, one folder per submission
+  --out OUTDIR          where gradebook.csv, index.html (the class report),
+                        class.json, <submission>/results.json and the reusable
+                        work folder (.work/) go; one grade at a time, and never
+                        inside a submission
+  --shard K/N           grade only the K-th of N slices of the class (by name)
+  --merge SHARD_OUT...  merge these shard output folders into OUTDIR
+  --expect FILE         compare gradebook.csv with FILE byte for byte; exit 1 if
+                        they differ
+  --timeout SECS        the longest one test run may take (default 60)
+  --build-timeout SECS  the longest one build may take (default 600)
+  --solutions           grade the reference instead of this checkout's exercises
+  --postgres            grade the PostgreSQL track too
+  --no-sandbox          run submissions without the sandbox, said in every
+                        report (for machines where bubblewrap cannot run)
+  -h, --help            print this text
+";
+
+/// What to do.
+#[derive(Debug)]
+pub enum Mode {
+    /// Print the help text.
+    Help,
+    /// Grade this checkout's exercises.
+    Checkout {
+        /// The reference instead (`--solutions`).
+        solutions: bool,
+        /// The test run's wall-clock limit.
+        test_limit: Duration,
+        /// The build's wall-clock limit.
+        build_limit: Duration,
+        /// Whether the runs go through the sandbox.
+        sandbox: bool,
+    },
+    /// Grade a class.
+    Class(class::Options),
+    /// Merge shards.
+    Merge {
+        /// The shards' output folders.
+        shards: Vec<PathBuf>,
+        /// The merged output folder.
+        out: PathBuf,
+        /// A gradebook the result must equal.
+        expect: Option<PathBuf>,
+    },
+}
+
+/// Reads the arguments. `--postgres` takes effect here, for every mode.
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
+    use lexopt::prelude::*;
+
+    let mut parser = lexopt::Parser::from_args(args);
+    let (mut submissions, mut out, mut expect) = (None, None, None);
+    let mut test_limit = Duration::from_secs(60);
+    let mut build_limit = Duration::from_secs(600);
+    let (mut solutions, mut sandbox, mut shard) = (false, true, None);
+    let mut merge: Option<Vec<PathBuf>> = None;
+    while let Some(arg) = parser.next().map_err(message)? {
+        match arg {
+            Short('h') | Long("help") => return Ok(Mode::Help),
+            Long("submissions") => {
+                submissions = Some(PathBuf::from(parser.value().map_err(message)?))
+            }
+            Long("out") => out = Some(PathBuf::from(parser.value().map_err(message)?)),
+            Long("expect") => expect = Some(PathBuf::from(parser.value().map_err(message)?)),
+            Long("timeout") => test_limit = seconds(&mut parser, "--timeout")?,
+            Long("build-timeout") => build_limit = seconds(&mut parser, "--build-timeout")?,
+            Long("solutions") => solutions = true,
+            Long("postgres") => crate::score::grade_postgres(),
+            Long("no-sandbox") => sandbox = false,
+            Long("shard") => {
+                let value = parser.value().map_err(message)?;
+                shard = Some(Shard::parse(&value.to_string_lossy())?);
+            }
+            Long("merge") => {
+                let values = parser.values().map_err(message)?;
+                merge
+                    .get_or_insert_with(Vec::new)
+                    .extend(values.map(PathBuf::from));
+            }
+            _ => return Err(message(arg.unexpected())),
+        }
+    }
+    if solutions && (submissions.is_some() || merge.is_some()) {
+        return Err("--solutions is for the scorecard, not for a class".to_owned());
+    }
+    if let Some(shards) = merge {
+        return match (out, submissions, shard) {
+            (Some(out), None, None) => Ok(Mode::Merge {
+                shards,
+                out,
+                expect,
+            }),
+            (None, _, _) => {
+                Err("--merge needs --out OUTDIR: where the merged class goes".to_owned())
+            }
+            _ => Err(
+                "--merge takes the shards' output folders, not --submissions or --shard".to_owned(),
+            ),
+        };
+    }
+    match (submissions, out) {
+        (Some(submissions), Some(out)) => Ok(Mode::Class(class::Options {
+            submissions,
+            out,
+            test_limit,
+            build_limit,
+            expect,
+            sandbox,
+            shard: shard.unwrap_or(Shard::WHOLE),
+        })),
+        (Some(_), None) => {
+            Err("--submissions needs --out OUTDIR: where to write the gradebook".to_owned())
+        }
+        (None, Some(_)) => Err("--out needs --submissions DIR: the class to grade".to_owned()),
+        (None, None) if expect.is_some() || shard.is_some() => {
+            Err("--expect and --shard need --submissions DIR and --out OUTDIR".to_owned())
+        }
+        (None, None) => Ok(Mode::Checkout {
+            solutions,
+            test_limit,
+            build_limit,
+            sandbox,
+        }),
+    }
+}
+
+/// A whole number of seconds, from one second to one day.
+fn seconds(parser: &mut lexopt::Parser, flag: &str) -> Result<Duration, String> {
+    const DAY: u64 = 24 * 60 * 60;
+    let value = parser.value().map_err(message)?;
+    let text = value.to_string_lossy();
+    match text.parse::<u64>() {
+        Ok(seconds) if (1..=DAY).contains(&seconds) => Ok(Duration::from_secs(seconds)),
+        _ => Err(format!(
+            "{flag} takes a whole number of seconds from 1 to {DAY}, not {text:?}"
+        )),
+    }
+}
+
+/// lexopt's messages start with a capital letter; ours do not.
+fn message(error: lexopt::Error) -> String {
+    let text = error.to_string();
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => text,
+    }
+}

@@ -1,0 +1,109 @@
+//! `cargo grade`: the learner's scorecard, or, with `--submissions DIR --out
+//! OUTDIR`, a whole class graded for an instructor (or one shard of it, and
+//! `--merge` for the shards). See `--help`, and the README's grading
+//! sections.
+//!
+//! The grader is a package of its own, so the learner's build never compiles
+//! or links it, and it does not link the lab either: it reads the claim
+//! catalogue's source (`src/claims.rs`, the lab's `fencing_lab::claims`) and
+//! defines no claim or point of its own. A learner's code that does not
+//! compile still gets a scorecard.
+//!
+//! # Layout
+//!
+//! - `cli`: the command line.
+//! - `scorecard`: no arguments, this checkout's scorecard.
+//! - `class`: batch grading, one submission after the other.
+//! - `submission`: which folders are submissions, and reading their files.
+//! - `scratch`: the scratch copy of the lab a class is built in.
+//! - `output`: the output folder: its place, its lock, its files, merging.
+//! - `sandbox`: bubblewrap, around every build and test run.
+//! - `suite`: building the graded suite and running its test binary.
+//! - `verdicts`: the channel the tests' verdicts come through.
+//! - `process`: a child process with a time limit and bounded output.
+//! - `libtest`: libtest's human output, for what a failed test printed.
+//! - `score`: verdicts to claims and points.
+//! - `flags`: review flags in a submission's source.
+//! - `report`: gradebook, results.json, summary, class rules, `--expect`.
+//! - `html`: `index.html`, the class report.
+
+#[path = "../../src/claims.rs"]
+#[allow(dead_code)]
+mod claims;
+mod class;
+mod cli;
+mod flags;
+mod html;
+mod libtest;
+mod output;
+mod process;
+mod report;
+mod sandbox;
+mod score;
+mod scorecard;
+mod scratch;
+mod submission;
+mod suite;
+mod verdicts;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let result = match cli::parse(std::env::args_os().skip(1)) {
+        Ok(cli::Mode::Help) => {
+            print!("{}", cli::USAGE);
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(cli::Mode::Checkout {
+            solutions,
+            test_limit,
+            build_limit,
+            sandbox,
+        }) => scorecard::grade(solutions, test_limit, build_limit, sandbox),
+        Ok(cli::Mode::Class(options)) => class::grade(&options),
+        Ok(cli::Mode::Merge {
+            shards,
+            out,
+            expect,
+        }) => merge(&shards, &out, expect.as_deref()),
+        Err(usage) => {
+            eprintln!("grade: {usage}\n\n{}", cli::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    result.unwrap_or_else(|error| {
+        eprintln!("grade: {error}");
+        ExitCode::from(2)
+    })
+}
+
+/// Merges shard outputs, then checks the class as a whole run would.
+fn merge(
+    shards: &[std::path::PathBuf],
+    out: &std::path::Path,
+    expect: Option<&std::path::Path>,
+) -> Result<ExitCode, String> {
+    let (written, rows) = output::merge(shards, out)?;
+    println!(
+        "merged {} shards, {} submissions: wrote {}, {} and their results.json files",
+        shards.len(),
+        rows.len(),
+        written.gradebook.display(),
+        written.index.display()
+    );
+    let mut failed = !report::rules_hold(&rows);
+    if let Some(expected) = expect {
+        match report::compare_with_expected(&written.gradebook_bytes, expected) {
+            Ok(()) => println!("the gradebook matches {}", expected.display()),
+            Err(difference) => {
+                eprintln!("grade: {difference}");
+                failed = true;
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,165 @@
+//! Reading a submission: which folders of the class are submissions, which
+//! exercise files each one brings, and what else it holds (named in its
+//! report, never used). A submission's files are read here, not executed.
+//!
+//! A submission holds `exercises/apply.rs` and
+//! `exercises/install_generation.rs`, or the files alone; with the
+//! PostgreSQL track graded, `exercises/postgres/…` (or `postgres/…` beside
+//! the files alone) too.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::claims::{CLAIMS, Track};
+use crate::score::tracks;
+
+/// The largest exercise file read; the reference is a few kilobytes.
+const MAX_SOURCE: u64 = 256 * 1024;
+
+/// The exercise files of the graded tracks, from the claim catalogue, each
+/// once, track by track: `exercises/apply.rs`, …, then
+/// `exercises/postgres/apply.rs`, … when PostgreSQL is graded.
+pub fn exercise_files() -> Vec<(Track, String)> {
+    tracks()
+        .iter()
+        .flat_map(|&track| {
+            let files: BTreeSet<String> = CLAIMS
+                .iter()
+                .filter(|claim| claim.on(track))
+                .flat_map(|claim| claim.files.iter().map(|file| track.exercise_file(file)))
+                .collect();
+            files.into_iter().map(move |file| (track, file))
+        })
+        .collect()
+}
+
+/// Where a submission holding the files alone keeps an exercise file: its
+/// path without `exercises/` (`apply.rs`, `postgres/apply.rs`).
+fn alone(file: &str) -> &str {
+    file.strip_prefix("exercises/").unwrap_or(file)
+}
+
+/// The submissions: the folders of `dir`, by name, without hidden ones and
+/// without the output folder if it sits inside.
+pub fn list(dir: &Path, out: &Path) -> Result<Vec<String>, String> {
+    let entries =
+        fs::read_dir(dir).map_err(|error| format!("cannot read {}: {error}", dir.display()))?;
+    let out = fs::canonicalize(out).ok();
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|error| format!("cannot read {}: {error}", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        if name.starts_with('.') || !path.is_dir() {
+            continue;
+        }
+        if out.is_some() && fs::canonicalize(&path).ok() == out {
+            continue;
+        }
+        if entry.file_name().to_str().is_none() {
+            return Err(format!(
+                "the submission folder {name:?} has a name that is not UTF-8; rename it"
+            ));
+        }
+        names.push(name);
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// An exercise file of the submission: `exercises/apply.rs`, else
+/// `apply.rs` (`exercises/postgres/apply.rs`, else `postgres/apply.rs`);
+/// `None` when it has neither. A symbolic link is followed only
+/// within `allowed`, so a submission cannot make the grader read, and quote
+/// in a compiler error, any other file; a link out of the submission's own
+/// folder is worth a note.
+pub fn read(
+    folder: &Path,
+    file: &str,
+    allowed: &[PathBuf],
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<u8>>, String> {
+    let Some(path) = [folder.join(file), folder.join(alone(file))]
+        .into_iter()
+        .find(|path| fs::symlink_metadata(path).is_ok())
+    else {
+        return Ok(None);
+    };
+    let shown = path
+        .strip_prefix(folder)
+        .unwrap_or(&path)
+        .display()
+        .to_string();
+    let real = fs::canonicalize(&path).map_err(|error| format!("cannot read {shown}: {error}"))?;
+    if !allowed.iter().any(|root| real.starts_with(root)) {
+        return Err(format!(
+            "{shown} is a link out of the submissions folder ({}); not read",
+            real.display()
+        ));
+    }
+    if fs::canonicalize(folder).is_ok_and(|own| !real.starts_with(own)) {
+        notes.push(format!(
+            "{shown} is a link out of this submission, to {}",
+            real.display()
+        ));
+    }
+    let metadata = fs::metadata(&real).map_err(|error| format!("cannot read {shown}: {error}"))?;
+    if !metadata.is_file() {
+        return Err(format!("{shown} is not a file"));
+    }
+    if metadata.len() > MAX_SOURCE {
+        return Err(format!(
+            "{shown} is {} bytes; an exercise file is a few kilobytes (at most {MAX_SOURCE})",
+            metadata.len()
+        ));
+    }
+    fs::read(&real)
+        .map(Some)
+        .map_err(|error| format!("cannot read {shown}: {error}"))
+}
+
+/// The submission's entries that are not exercise files, for the report.
+/// The folders that may hold exercise files (`exercises/`, and with the
+/// PostgreSQL track `postgres/` and `exercises/postgres/`) are looked into.
+pub fn ignored_entries(folder: &Path) -> Vec<String> {
+    let files = exercise_files();
+    let graded_names: BTreeSet<&str> = files
+        .iter()
+        .flat_map(|(_, file)| [file.as_str(), alone(file)])
+        .collect();
+    // "", "exercises/", "postgres/", "exercises/postgres/".
+    let folders: BTreeSet<&str> = graded_names
+        .iter()
+        .map(|name| name.rfind('/').map_or("", |slash| &name[..=slash]))
+        .collect();
+    let mut ignored = Vec::new();
+    let mut look = |dir: &Path, prefix: &str| {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let relative = format!("{prefix}{name}");
+            if name.starts_with('.') || graded_names.contains(relative.as_str()) {
+                continue;
+            }
+            let is_dir = entry.path().is_dir();
+            if is_dir && folders.contains(format!("{relative}/").as_str()) {
+                continue;
+            }
+            let slash = if is_dir { "/" } else { "" };
+            ignored.push(format!("{relative}{slash}"));
+        }
+    };
+    for prefix in &folders {
+        look(&folder.join(prefix), prefix);
+    }
+    ignored.sort();
+    if ignored.len() > 10 {
+        let more = ignored.len() - 8;
+        ignored.truncate(8);
+        ignored.push(format!("and {more} more"));
+    }
+    ignored
+}

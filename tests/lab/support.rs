@@ -157,6 +157,7 @@ impl Check {
     /// `expected`. If it does not and the call took a route the checkpoints
     /// do not see, say so, as for the call's own result.
     #[track_caller]
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     pub fn while_paused(
         &self,
         db: &impl Session,

@@ -9,7 +9,7 @@
 /// One of the six lessons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lesson {
-    /// `L1` to `L6`.
+    /// `L1` to `L7`.
     pub id: &'static str,
     /// The lesson's title.
     pub title: &'static str,
@@ -44,17 +44,20 @@ pub enum Track {
     Sqlite,
     /// The PostgreSQL server of `exercises/postgres/`.
     Postgres,
+    /// Workers that take a lock from an etcd cluster, `exercises/etcd/`.
+    Etcd,
 }
 
 impl Track {
     /// Every track, in the order the grader reports them.
-    pub const ALL: [Track; 2] = [Track::Sqlite, Track::Postgres];
+    pub const ALL: [Track; 3] = [Track::Sqlite, Track::Postgres, Track::Etcd];
 
     /// The database's name.
     pub fn name(self) -> &'static str {
         match self {
             Track::Sqlite => "SQLite",
             Track::Postgres => "PostgreSQL",
+            Track::Etcd => "etcd",
         }
     }
 
@@ -63,24 +66,31 @@ impl Track {
         match self {
             Track::Sqlite => "sqlite",
             Track::Postgres => "postgres",
+            Track::Etcd => "etcd",
         }
     }
 
     /// The track of a graded test, from its name: the PostgreSQL tests sit
-    /// under the module `postgres::`, everything else is SQLite's.
+    /// under the module `postgres::`, the etcd tests under `etcd::`,
+    /// everything else is SQLite's.
     pub fn of_test(test_name: &str) -> Track {
-        if test_name.split("::").any(|segment| segment == "postgres") {
+        let mut segments = test_name.split("::");
+        if segments.clone().any(|segment| segment == "postgres") {
             Track::Postgres
+        } else if segments.any(|segment| segment == "etcd") {
+            Track::Etcd
         } else {
             Track::Sqlite
         }
     }
 
     /// Where this track keeps an exercise file of the SQLite lab: the same
-    /// name under `exercises/postgres/` for PostgreSQL.
+    /// name under `exercises/postgres/` for PostgreSQL. The etcd track's
+    /// worker calls the SQLite lab's two functions, so its files are named
+    /// as they are.
     pub fn exercise_file(self, file: &str) -> String {
         match self {
-            Track::Sqlite => file.to_owned(),
+            Track::Sqlite | Track::Etcd => file.to_owned(),
             Track::Postgres => file.replacen("exercises/", "exercises/postgres/", 1),
         }
     }
@@ -92,6 +102,8 @@ const SQLITE: &[Track] = &[Track::Sqlite];
 const EVERYWHERE: &[Track] = &[Track::Sqlite, Track::Postgres];
 /// Claims about what only the server shows.
 const POSTGRES: &[Track] = &[Track::Postgres];
+/// Claims about a worker that takes its authority from etcd.
+const ETCD: &[Track] = &[Track::Etcd];
 
 impl Claim {
     /// The lesson the claim belongs to (`L4.2` belongs to `L4`).
@@ -130,13 +142,16 @@ pub const APPLY: &str = "exercises/apply.rs";
 pub const PG_INSTALL: &str = "exercises/postgres/install_generation.rs";
 /// The PostgreSQL track's exercise file of `apply`.
 pub const PG_APPLY: &str = "exercises/postgres/apply.rs";
+/// The etcd track's exercise file: the worker's side of the authority.
+pub const ETCD_WORKER: &str = "exercises/etcd/worker.rs";
 
 const BOTH: &[&str] = &[APPLY, INSTALL];
 const APPLY_ONLY: &[&str] = &[APPLY];
 const INSTALL_ONLY: &[&str] = &[INSTALL];
+const WORKER_ONLY: &[&str] = &[ETCD_WORKER];
 
 /// The lessons, in order.
-pub const LESSONS: [Lesson; 6] = [
+pub const LESSONS: [Lesson; 7] = [
     Lesson {
         id: "L1",
         title: "Authority can become stale",
@@ -160,6 +175,10 @@ pub const LESSONS: [Lesson; 6] = [
     Lesson {
         id: "L6",
         title: "Bad input gets a clear error and changes nothing",
+    },
+    Lesson {
+        id: "L7",
+        title: "A real coordinator: a lease runs out while its holder is frozen",
     },
 ];
 
@@ -544,6 +563,81 @@ pub const CLAIMS: &[Claim] = &[
         postgres_hint: Some(
             "check the request id and the generation before begin; use checked_add for the value",
         ),
+    },
+    Claim {
+        id: "L7.1",
+        text: "a worker process frozen (SIGSTOP) after installing its token loses its lease; \
+               a second worker takes the lock and writes; the first, resumed (SIGCONT), is \
+               refused as stale and the value holds only the new holder's effect",
+        points: 1,
+        files: WORKER_ONLY,
+        hint: "act with the token you installed, and take it from the lock key's revision: \
+               a token etcd raises for every new holder is what lets the destination tell \
+               the woken worker from the new one",
+        tracks: ETCD,
+        postgres_hint: None,
+    },
+    Claim {
+        id: "L7.2",
+        text: "the counterexample: a worker that trusts \"I hold the lock\" and presents no \
+               token of its own lets the resumed write through; yours, in the same schedule, \
+               is refused",
+        points: 1,
+        files: WORKER_ONLY,
+        hint: "holding the lock proves nothing once you have been frozen: install your token \
+               before acting and present that token to apply, never the generation you \
+               happen to read",
+        tracks: ETCD,
+        postgres_hint: None,
+    },
+    Claim {
+        id: "L7.3",
+        text: "tokens keep rising across a leader failure: after the leader's process is \
+               killed, the next holder's token is higher, and the frozen old holder is still \
+               refused",
+        points: 1,
+        files: WORKER_ONLY,
+        hint: "a lease id is made by whichever member granted it and a counter restarts with \
+               its process; the lock key's revision is the cluster's, replicated before the \
+               lock is granted, and no leader ever hands out a lower one",
+        tracks: ETCD,
+        postgres_hint: None,
+    },
+    Claim {
+        id: "L7.4",
+        text: "a holder frozen right after taking the lock, that finds a newer generation \
+               installed when it wakes, stops without calling apply",
+        points: 1,
+        files: WORKER_ONLY,
+        hint: "when install_generation answers NotHigher with a higher installed generation, \
+               someone newer holds the authority: return LabError::Superseded without \
+               calling apply (and do not borrow the newer generation)",
+        tracks: ETCD,
+        postgres_hint: None,
+    },
+    Claim {
+        id: "L7.5",
+        text: "a request whose response was lost (its worker killed after the commit) gets \
+               its original result when retried, after the lock changed hands",
+        points: 1,
+        files: WORKER_ONLY,
+        hint: "a retry takes the lock again and presents the same request id, unchanged: the \
+               id names the request, not the attempt or the token",
+        tracks: ETCD,
+        postgres_hint: None,
+    },
+    Claim {
+        id: "L7.6",
+        text: "the token comes from the lock, not the worker: a worker that took its lease \
+               first but the lock second still acts, and every holder raises the installed \
+               generation",
+        points: 1,
+        files: WORKER_ONLY,
+        hint: "use the lock key's revision (Held::revision), not the lease id (it follows the \
+               order leases were granted in) nor a counter of your own (it starts again in \
+               every process)",
+        tracks: ETCD,
+        postgres_hint: None,
     },
 ];
 

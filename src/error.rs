@@ -136,6 +136,30 @@ pub enum LabError {
     #[error("postgresql error")]
     Postgres(#[source] postgres::Error),
 
+    /// An etcd worker's token is lower than the generation installed at the
+    /// destination: a newer holder of the lock has been there, so this one
+    /// stops without acting.
+    #[cfg(feature = "etcd")]
+    #[error(
+        "superseded: this worker's token is {token}, the destination has {installed} installed"
+    )]
+    Superseded {
+        /// The token this worker took from its lock.
+        token: i64,
+        /// The generation installed at the destination.
+        installed: i64,
+    },
+
+    /// No etcd cluster could be started or reached; the text says why.
+    #[cfg(feature = "etcd")]
+    #[error("no etcd cluster: {0}")]
+    CoordinatorUnavailable(String),
+
+    /// Any other etcd failure.
+    #[cfg(feature = "etcd")]
+    #[error("etcd error")]
+    Etcd(#[source] etcd_client::Error),
+
     /// The lab could not create its temporary directory.
     #[error("cannot create the lab directory")]
     Io(#[source] std::io::Error),

@@ -28,6 +28,9 @@
 //!   of one request delivered twice at once, run on a real file and checked
 //!   against the invariants.
 //! - [`external`]: a stand-in for an external API outside the database.
+//! - `etcd` (feature `etcd`): workers in processes of their own that take
+//!   a lock under a lease from a private etcd cluster, with their own
+//!   exercise in `exercises/etcd/`.
 //! - `pg` (feature `postgres`): the same destination on a PostgreSQL server,
 //!   with its own two exercises in `exercises/postgres/`.
 //! - [`store`]: the two destinations behind one interface, for the claims
@@ -45,6 +48,8 @@ pub mod counterexample;
 pub mod db;
 pub mod durability;
 pub mod error;
+#[cfg(feature = "etcd")]
+pub mod etcd;
 pub mod explore;
 pub mod external;
 #[cfg(feature = "postgres")]
@@ -200,6 +205,13 @@ pub fn describe_error(error: &LabError) -> String {
             Some(cause) => format!("postgresql error: {source}: {cause}"),
             None => format!("postgresql error: {source}"),
         },
+        #[cfg(feature = "etcd")]
+        LabError::CoordinatorUnavailable(_) => error.to_string(),
+        // Not a refusal: the worker saw a newer holder and did not ask.
+        #[cfg(feature = "etcd")]
+        LabError::Superseded { .. } => format!("stopped: {error}"),
+        #[cfg(feature = "etcd")]
+        LabError::Etcd(source) => format!("etcd error: {source}"),
         LabError::Io(source) => format!("cannot create the lab directory: {source}"),
         refusal => format!("rejected: {refusal}"),
     }

@@ -20,6 +20,11 @@ mod verdict;
 mod postgres;
 mod sqlite;
 
+// The etcd track: workers in processes of their own, a lock from a real
+// cluster (lesson L7).
+#[cfg(feature = "etcd")]
+mod etcd;
+
 // The claims only SQLite's lab shows: every interleaving explored, the
 // model, the journal modes, the load test and the transcripts.
 mod l1_interleavings;

@@ -1,0 +1,28 @@
+//! Reference: a worker that takes its authority from a lock service.
+
+use crate::etcd::{Job, Worker};
+use crate::{LabError, Outcome};
+
+/// Does `job` under the lock of `job.resource`: take the lock, make sure the
+/// destination fences with this holder's token, then apply the request.
+pub fn work(worker: &mut Worker, job: &Job) -> Result<Outcome, LabError> {
+    let held = worker.lock(&job.resource)?;
+    // The lock key's revision: the cluster's counter of changes, so a
+    // later holder's key always has a higher one. The lease id is not (it
+    // follows the order leases were granted in, on whichever member granted
+    // them), nor is anything counted in this process.
+    let token = held.revision;
+    match worker.install_generation(&job.resource, token) {
+        Ok(()) => {}
+        // Installed already, by this same holding of the lock.
+        Err(LabError::NotHigher { installed, .. }) if installed == token => {}
+        // A newer holder was here while this worker was away: stop.
+        Err(LabError::NotHigher { installed, .. }) => {
+            return Err(LabError::Superseded { token, installed });
+        }
+        Err(error) => return Err(error),
+    }
+    // The destination judges the token itself, inside its transaction: if
+    // the lock passed on after the install, apply refuses it as stale.
+    worker.apply(&job.resource, token, &job.request_id, job.delta)
+}

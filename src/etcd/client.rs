@@ -1,0 +1,165 @@
+//! The lab's blocking face of the `etcd-client` crate: leases, the lock
+//! service, and the watch that tells when a lock key is gone.
+//!
+//! `etcd-client` is asynchronous; a [`Coordinator`] owns a small tokio
+//! runtime (one worker thread, where a lease's keep-alive runs) and blocks
+//! on each call, so the rest of the lab stays synchronous.
+
+use std::future::Future;
+use std::time::Duration;
+
+use etcd_client::{Client, ConnectOptions, EventType, GetOptions, LockOptions, WatchOptions};
+
+use crate::LabError;
+
+impl From<etcd_client::Error> for LabError {
+    fn from(error: etcd_client::Error) -> Self {
+        LabError::Etcd(error)
+    }
+}
+
+/// A connection to the cluster, with the names of one test (or one story)
+/// kept apart from every other's under `namespace`.
+pub struct Coordinator {
+    runtime: tokio::runtime::Runtime,
+    client: Client,
+    namespace: String,
+}
+
+/// Who holds a lock now: the lock key with the lowest create revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    /// The lock key (`<lock name>/<lease in hex>`).
+    pub key: String,
+    /// The lease the key is attached to.
+    pub lease: i64,
+    /// The revision that created the key.
+    pub revision: i64,
+}
+
+impl Coordinator {
+    /// Connects to `endpoints` (client URLs), with every lock name under
+    /// `namespace`.
+    pub fn connect(endpoints: &[String], namespace: &str) -> Result<Coordinator, LabError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("etcd-client")
+            .enable_all()
+            .build()
+            .map_err(|error| {
+                LabError::CoordinatorUnavailable(format!("cannot start a runtime: {error}"))
+            })?;
+        let options = ConnectOptions::new().with_connect_timeout(Duration::from_secs(10));
+        let client = runtime.block_on(Client::connect(endpoints, Some(options)))?;
+        Ok(Coordinator {
+            runtime,
+            client,
+            namespace: namespace.to_owned(),
+        })
+    }
+
+    fn run<F: Future>(&self, future: F) -> F::Output {
+        self.runtime.block_on(future)
+    }
+
+    /// The lock name of `resource` in this namespace.
+    pub fn lock_name(&self, resource: &str) -> String {
+        format!("{}/locks/{resource}", self.namespace)
+    }
+
+    /// Grants a lease of `ttl` seconds and keeps it alive from this
+    /// process, a third of the TTL at a time, for as long as the process
+    /// runs (and is not frozen): etcd's own session, as its `concurrency`
+    /// package keeps one.
+    pub fn grant_lease(&mut self, ttl: i64) -> Result<i64, LabError> {
+        let mut client = self.client.clone();
+        let id = self.run(client.lease_grant(ttl, None))?.id();
+        let (mut keeper, mut replies) = self.run(client.lease_keep_alive(id))?;
+        let every = Duration::from_millis(u64::try_from(ttl.max(1)).unwrap_or(1) * 1000 / 3);
+        self.runtime.spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                if keeper.keep_alive().await.is_err() {
+                    break;
+                }
+                // A revoked or expired lease answers with a TTL of 0.
+                match replies.message().await {
+                    Ok(Some(reply)) if reply.ttl() > 0 => {}
+                    _ => break,
+                }
+            }
+        });
+        Ok(id)
+    }
+
+    /// Takes the lock of `resource` under `lease`, waiting while another
+    /// holds it. Returns the lock key and the revision that created it.
+    pub fn lock(&mut self, resource: &str, lease: i64) -> Result<(String, i64), LabError> {
+        let name = self.lock_name(resource);
+        let mut client = self.client.clone();
+        let locked = self.run(client.lock(name, Some(LockOptions::new().with_lease(lease))))?;
+        let key = locked.key().to_vec();
+        let found = self.run(client.get(key.clone(), None))?;
+        let revision = found
+            .kvs()
+            .first()
+            .map(|kv| kv.create_revision())
+            .ok_or_else(|| {
+                LabError::CoordinatorUnavailable("the lock key vanished as it was granted".into())
+            })?;
+        Ok((String::from_utf8_lossy(&key).into_owned(), revision))
+    }
+
+    /// Revokes `lease`: its lock keys are deleted, the lock passes on. The
+    /// tests revoke a frozen worker's lease where a real one would expire.
+    pub fn revoke(&mut self, lease: i64) -> Result<(), LabError> {
+        let mut client = self.client.clone();
+        self.run(client.lease_revoke(lease))?;
+        Ok(())
+    }
+
+    /// Who holds the lock of `resource`, if anyone.
+    pub fn holder(&mut self, resource: &str) -> Result<Option<Holder>, LabError> {
+        let prefix = format!("{}/", self.lock_name(resource));
+        let mut client = self.client.clone();
+        let found = self.run(client.get(prefix, Some(GetOptions::new().with_prefix())))?;
+        Ok(found
+            .kvs()
+            .iter()
+            .min_by_key(|kv| kv.create_revision())
+            .map(|kv| Holder {
+                key: String::from_utf8_lossy(kv.key()).into_owned(),
+                lease: kv.lease(),
+                revision: kv.create_revision(),
+            }))
+    }
+
+    /// Returns once `key` no longer exists: at once if it is gone, else
+    /// when a watch from the revision it was read at sees it deleted (by an
+    /// unlock, a revoke, or its lease running out).
+    pub fn wait_until_deleted(&mut self, key: &str) -> Result<(), LabError> {
+        let mut client = self.client.clone();
+        self.run(async move {
+            let found = client.get(key, None).await?;
+            if found.kvs().is_empty() {
+                return Ok(());
+            }
+            let from = found.header().map_or(0, |header| header.revision()) + 1;
+            let mut stream = client
+                .watch(key, Some(WatchOptions::new().with_start_revision(from)))
+                .await?;
+            while let Some(reply) = stream.message().await? {
+                if reply
+                    .events()
+                    .iter()
+                    .any(|event| event.event_type() == EventType::Delete)
+                {
+                    return Ok(());
+                }
+            }
+            Err(LabError::CoordinatorUnavailable(format!(
+                "the watch on {key} ended before the key was deleted"
+            )))
+        })
+    }
+}

@@ -1,0 +1,391 @@
+//! Workers as processes: the parent's handle ([`WorkerProcess`]) and the
+//! child's side ([`serve_if_worker`]).
+//!
+//! A worker is the running program started again (the test binary on its
+//! own test, or the `lab` binary) with the job in its environment. It grants
+//! its lease, runs a worker's `work` on the job, reports the outcome and
+//! exits. The parent drives it through its stdin and stdout, the way L1.4's
+//! processes are driven: at each [`Moment`] the parent asked for, the worker
+//! says where it is and waits for a line. Freezing is real: the parent sends
+//! SIGSTOP and waits until the kernel reports the process stopped; SIGCONT
+//! wakes it. Nothing waits on the clock.
+//!
+//! Every line a worker says carries a key the parent sent it on stdin
+//! before any of the worker's code ran: a line that code prints itself is
+//! not a report.
+
+use std::collections::hash_map::RandomState;
+use std::fmt::Display;
+use std::hash::{BuildHasher, Hasher};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use rustix::process::{Pid, Signal, WaitOptions, kill_process, waitpid};
+
+use crate::etcd::client::Coordinator;
+use crate::etcd::worker::{Job, Moment, Worker};
+use crate::etcd::{Role, trust_the_lock, work};
+use crate::{Lab, LabError, describe};
+
+/// The environment variable that makes a process a worker: its role.
+pub const ROLE_VARIABLE: &str = "FENCING_LAB_ETCD_WORKER";
+const ENDPOINTS: &str = "FENCING_LAB_ETCD_ENDPOINTS";
+const NAMESPACE: &str = "FENCING_LAB_ETCD_NAMESPACE";
+const LAB: &str = "FENCING_LAB_ETCD_LAB";
+const JOB: &str = "FENCING_LAB_ETCD_JOB";
+const PAUSE: &str = "FENCING_LAB_ETCD_PAUSE";
+const TTL: &str = "FENCING_LAB_ETCD_TTL";
+
+/// Every report starts with this, then the key.
+const SAYS: &str = "fencing-lab-etcd:";
+
+/// What a worker process is told to do.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// Whose `work` it runs.
+    pub role: Role,
+    /// The client URLs it connects to.
+    pub endpoints: Vec<String>,
+    /// Its lock names' namespace.
+    pub namespace: String,
+    /// The destination's SQLite file.
+    pub lab: PathBuf,
+    /// The job.
+    pub job: Job,
+    /// Where it stops and waits for the parent.
+    pub pause: Vec<Moment>,
+    /// Its lease's time to live, in seconds.
+    pub ttl: i64,
+}
+
+/// A worker's last words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// `work`'s result, as [`describe`] prints it.
+    pub outcome: String,
+    /// How many times it called `apply`.
+    pub applies: u32,
+}
+
+/// The parent's handle on a worker process.
+pub struct WorkerProcess {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    prefix: String,
+    lease: Option<i64>,
+    revisions: Vec<i64>,
+}
+
+impl WorkerProcess {
+    /// Starts `command` (this program, started again) as the worker `spec`
+    /// describes.
+    pub fn start(mut command: Command, spec: &Spec) -> Result<WorkerProcess, LabError> {
+        let key = fresh_key();
+        let pause: Vec<&str> = spec.pause.iter().map(|moment| moment.word()).collect();
+        let mut child = command
+            .env(ROLE_VARIABLE, spec.role.word())
+            .env(ENDPOINTS, spec.endpoints.join(","))
+            .env(NAMESPACE, &spec.namespace)
+            .env(LAB, &spec.lab)
+            .env(
+                JOB,
+                format!(
+                    "{}\t{}\t{}",
+                    spec.job.resource, spec.job.request_id, spec.job.delta
+                ),
+            )
+            .env(PAUSE, pause.join(","))
+            .env(TTL, spec.ttl.to_string())
+            .env("RUST_BACKTRACE", "0")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|error| unavailable(format!("cannot start a worker process: {error}")))?;
+        let mut stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let (Some(input), Some(stdout)) = (stdin.as_mut(), stdout) else {
+            return Err(unavailable("the worker's pipes are missing".into()));
+        };
+        writeln!(input, "{key}")
+            .map_err(|error| unavailable(format!("cannot talk to the worker: {error}")))?;
+        Ok(WorkerProcess {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+            prefix: format!("{SAYS}{key}: "),
+            lease: None,
+            revisions: Vec::new(),
+        })
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The worker's lease, once it has said it.
+    pub fn lease(&mut self) -> Result<i64, LabError> {
+        while self.lease.is_none() {
+            let line = self.next()?;
+            self.unexpected(&line)?;
+        }
+        Ok(self.lease.unwrap_or_default())
+    }
+
+    /// The revisions of the lock keys it was granted so far.
+    pub fn revisions(&self) -> &[i64] {
+        &self.revisions
+    }
+
+    /// Waits until the worker says it stopped at `moment`.
+    pub fn wait_at(&mut self, moment: Moment) -> Result<(), LabError> {
+        loop {
+            let line = self.next()?;
+            if line.strip_prefix("at ") == Some(moment.word()) {
+                return Ok(());
+            }
+            self.unexpected(&line)?;
+        }
+    }
+
+    /// Freezes the process with SIGSTOP and waits until the kernel says it
+    /// is stopped.
+    pub fn freeze(&mut self) -> Result<(), LabError> {
+        let pid = self.pid_of()?;
+        kill_process(pid, Signal::STOP)
+            .map_err(|error| unavailable(format!("SIGSTOP: {error}")))?;
+        loop {
+            match waitpid(Some(pid), WaitOptions::UNTRACED) {
+                Ok(Some((_, status))) if status.stopped() => return Ok(()),
+                Ok(Some((_, status))) if status.exited() || status.signaled() => {
+                    return Err(unavailable("the worker ended instead of stopping".into()));
+                }
+                Ok(_) => continue,
+                Err(error) => return Err(unavailable(format!("waitpid: {error}"))),
+            }
+        }
+    }
+
+    /// Wakes a frozen process with SIGCONT and waits until the kernel says
+    /// it runs again.
+    pub fn thaw(&mut self) -> Result<(), LabError> {
+        let pid = self.pid_of()?;
+        kill_process(pid, Signal::CONT)
+            .map_err(|error| unavailable(format!("SIGCONT: {error}")))?;
+        loop {
+            match waitpid(Some(pid), WaitOptions::CONTINUED) {
+                Ok(Some((_, status))) if status.continued() => return Ok(()),
+                Ok(Some(_)) => {
+                    return Err(unavailable("the worker ended instead of going on".into()));
+                }
+                Ok(None) => continue,
+                Err(error) => return Err(unavailable(format!("waitpid: {error}"))),
+            }
+        }
+    }
+
+    /// The state of the process as the kernel shows it (`/proc/<pid>/stat`):
+    /// `T` while frozen.
+    pub fn kernel_state(&self) -> String {
+        std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
+            .ok()
+            .and_then(|stat| {
+                let (_, after_name) = stat.rsplit_once(')')?;
+                after_name.split_whitespace().next().map(str::to_owned)
+            })
+            .unwrap_or_else(|| "gone".to_owned())
+    }
+
+    /// Lets a worker waiting at a moment go on (a frozen one goes on when
+    /// it is thawed).
+    pub fn go(&mut self) -> Result<(), LabError> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| unavailable("the worker's stdin is closed".into()))?;
+        writeln!(stdin, "go")
+            .map_err(|error| unavailable(format!("cannot tell the worker to go on: {error}")))
+    }
+
+    /// Kills the process with SIGKILL and reaps it: whatever it did not
+    /// report is lost.
+    pub fn kill(mut self) -> Result<(), LabError> {
+        self.child
+            .kill()
+            .map_err(|error| unavailable(format!("cannot kill the worker: {error}")))?;
+        let _ = self.child.wait();
+        Ok(())
+    }
+
+    /// Lets the worker run to its end and returns what it reported.
+    pub fn finish(mut self) -> Result<Report, LabError> {
+        drop(self.stdin.take());
+        let mut outcome = None;
+        loop {
+            let line = match self.next() {
+                Ok(line) => line,
+                Err(error) => {
+                    let _ = self.child.wait();
+                    return Err(error);
+                }
+            };
+            if let Some(said) = line.strip_prefix("outcome ") {
+                outcome = Some(said.to_owned());
+            } else if let Some(count) = line.strip_prefix("applies ") {
+                let _ = self.child.wait();
+                return Ok(Report {
+                    outcome: outcome.unwrap_or_else(|| "no outcome reported".to_owned()),
+                    applies: count.parse().unwrap_or(u32::MAX),
+                });
+            } else {
+                self.unexpected(&line)?;
+            }
+        }
+    }
+
+    /// The next keyed line, or an error if the process ended first.
+    fn next(&mut self) -> Result<String, LabError> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match self.stdout.read_line(&mut line) {
+                Ok(0) => {
+                    let status = self.child.wait().map(|status| status.to_string());
+                    return Err(unavailable(format!(
+                        "the worker process ended without reporting ({})",
+                        status.unwrap_or_else(|error| error.to_string())
+                    )));
+                }
+                Ok(_) => {
+                    // libtest's "test <name> ... " may start the same line.
+                    if let Some((_, said)) = line.trim_end().split_once(&self.prefix) {
+                        return Ok(said.to_owned());
+                    }
+                }
+                Err(error) => return Err(unavailable(format!("cannot read the worker: {error}"))),
+            }
+        }
+    }
+
+    /// Records a line that is not the one awaited; an outcome there means
+    /// the worker finished before reaching it.
+    fn unexpected(&mut self, line: &str) -> Result<(), LabError> {
+        if let Some(lease) = line.strip_prefix("lease ") {
+            self.lease = lease.parse().ok();
+        } else if let Some(revision) = line.strip_prefix("reached locked ") {
+            self.revisions.extend(revision.parse::<i64>().ok());
+        } else if let Some(outcome) = line.strip_prefix("outcome ") {
+            return Err(unavailable(format!("the worker finished early: {outcome}")));
+        }
+        Ok(())
+    }
+
+    fn pid_of(&self) -> Result<Pid, LabError> {
+        i32::try_from(self.pid())
+            .ok()
+            .and_then(Pid::from_raw)
+            .ok_or_else(|| unavailable("the worker has no process id".into()))
+    }
+}
+
+impl Drop for WorkerProcess {
+    /// A worker left behind (a failed test) is killed, not orphaned.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// In a worker process (its role in the environment): does the job and
+/// exits. Elsewhere: returns at once. Call it first thing in `main`, and in
+/// every test that starts workers.
+pub fn serve_if_worker() {
+    let Ok(role) = std::env::var(ROLE_VARIABLE) else {
+        return;
+    };
+    let mut key = String::new();
+    let _ = std::io::stdin().read_line(&mut key);
+    let key = key.trim().to_owned();
+    let say = move |line: &dyn Display| {
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{SAYS}{key}: {line}");
+        let _ = stdout.flush();
+    };
+    let (outcome, applies) = match serve(&role, &say) {
+        Ok(done) => done,
+        Err(error) => (crate::describe_error(&error), 0),
+    };
+    say(&format_args!("outcome {outcome}"));
+    say(&format_args!("applies {applies}"));
+    std::process::exit(0)
+}
+
+/// The worker's life: connect, grant the lease, run the role's `work`.
+fn serve(
+    role: &str,
+    say: &(impl Fn(&dyn Display) + Clone + 'static),
+) -> Result<(String, u32), LabError> {
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    let role =
+        Role::from_word(role).ok_or_else(|| unavailable(format!("unknown role {role:?}")))?;
+    let endpoints: Vec<String> = var(ENDPOINTS).split(',').map(str::to_owned).collect();
+    let job_text = var(JOB);
+    let mut fields = job_text.splitn(3, '\t');
+    let job = Job {
+        resource: fields.next().unwrap_or_default().to_owned(),
+        request_id: fields.next().unwrap_or_default().to_owned(),
+        delta: fields
+            .next()
+            .and_then(|delta| delta.parse().ok())
+            .unwrap_or_default(),
+    };
+    let pause: Vec<Moment> = Moment::ALL
+        .into_iter()
+        .filter(|moment| var(PAUSE).split(',').any(|word| word == moment.word()))
+        .collect();
+    let ttl = var(TTL).parse().unwrap_or(60);
+
+    let db = Lab::open_existing(var(LAB))?.connect()?;
+    let mut coordinator = Coordinator::connect(&endpoints, &var(NAMESPACE))?;
+    let lease = coordinator.grant_lease(ttl)?;
+    say(&format_args!("lease {lease}"));
+    let mut worker = Worker::new(coordinator, db, lease);
+    let reporter = say.clone();
+    worker.on_moment(Box::new(move |moment, detail| {
+        reporter(&format_args!("reached {} {detail}", moment.word()));
+        if pause.contains(&moment) {
+            reporter(&format_args!("at {}", moment.word()));
+            let mut line = String::new();
+            let _ = std::io::stdin().read_line(&mut line);
+        }
+    }));
+
+    worker.reach(Moment::Started, String::new());
+    let result = match role {
+        Role::Yours => work(&mut worker, &job),
+        Role::TrustsTheLock => trust_the_lock(&mut worker, &job),
+    };
+    worker.reach(Moment::Returned, String::new());
+    // The session ends with the job: the lock passes on at once.
+    let _ = worker.close();
+    Ok((describe(&result), worker.applies()))
+}
+
+/// A key nobody can guess: two randomly seeded hashes, in hex.
+fn fresh_key() -> String {
+    let part = || {
+        let mut hasher = RandomState::new().build_hasher();
+        hasher.write_u32(std::process::id());
+        hasher.finish()
+    };
+    format!("{:016x}{:016x}", part(), part())
+}
+
+fn unavailable(why: String) -> LabError {
+    LabError::CoordinatorUnavailable(why)
+}

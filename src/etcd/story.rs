@@ -1,0 +1,1 @@
+//! The transcript's etcd chapter.

@@ -1,0 +1,176 @@
+//! What a worker process has: a session with the cluster (a lease kept
+//! alive), the lock service, and a connection to the destination. The
+//! learner's `work` (`exercises/etcd/worker.rs`) decides what to do with
+//! them; this type only does what it is asked, and stops where a test asked
+//! it to ([`Moment`]).
+
+use std::fmt;
+
+use crate::etcd::client::Coordinator;
+use crate::{Destination, LabError, Outcome};
+
+/// One job for a worker: apply `delta` to `resource` as request
+/// `request_id`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// The resource to change (`fund-A`), and the name of its lock.
+    pub resource: String,
+    /// The request's id: the same on every attempt of the same job.
+    pub request_id: String,
+    /// What to add to the value.
+    pub delta: i64,
+}
+
+/// The lock, held: what etcd answered when it granted it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Held {
+    /// The lock key: `<lock name>/<lease in hex>`. It exists for as long as
+    /// this worker holds the lock.
+    pub key: String,
+    /// The lease the key is attached to: when it is revoked or runs out,
+    /// the key is deleted and the lock passes to the next in line.
+    pub lease: i64,
+    /// The cluster revision that created the key. etcd counts every change
+    /// with one revision for the whole cluster, replicated by a majority
+    /// before the lock is granted; a later holder's key is created later,
+    /// so its revision is higher, whichever member answers or leads.
+    pub revision: i64,
+}
+
+/// Where a test may stop a worker process, to freeze it there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Moment {
+    /// The process has its lease; `work` has not started.
+    Started,
+    /// `lock` has returned: the worker holds the lock.
+    Locked,
+    /// `apply` was called: every decision is made, nothing is sent yet.
+    Acting,
+    /// `work` has returned; its result is not reported yet.
+    Returned,
+}
+
+impl Moment {
+    /// Every moment, in the order a worker reaches them.
+    pub const ALL: [Moment; 4] = [
+        Moment::Started,
+        Moment::Locked,
+        Moment::Acting,
+        Moment::Returned,
+    ];
+
+    /// The word the process protocol uses.
+    pub fn word(self) -> &'static str {
+        match self {
+            Moment::Started => "started",
+            Moment::Locked => "locked",
+            Moment::Acting => "acting",
+            Moment::Returned => "returned",
+        }
+    }
+}
+
+impl fmt::Display for Moment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Moment::Started => "before taking the lock",
+            Moment::Locked => "holding the lock, before anything else",
+            Moment::Acting => "about to call apply",
+            Moment::Returned => "after the job, before reporting its result",
+        })
+    }
+}
+
+/// A test's hook at a [`Moment`], with what the worker holds there (the
+/// lock key's revision at [`Moment::Locked`]).
+pub(crate) type Pause = Box<dyn FnMut(Moment, String)>;
+
+/// A worker's tools (see the module's documentation).
+pub struct Worker {
+    coordinator: Coordinator,
+    db: Destination,
+    lease: i64,
+    pause: Option<Pause>,
+    applies: u32,
+}
+
+impl Worker {
+    /// A worker with a session (`lease`, already kept alive) on
+    /// `coordinator` and a connection to the destination.
+    pub(crate) fn new(coordinator: Coordinator, db: Destination, lease: i64) -> Worker {
+        Worker {
+            coordinator,
+            db,
+            lease,
+            pause: None,
+            applies: 0,
+        }
+    }
+
+    /// Stops at each moment in `pause`'s hands.
+    pub(crate) fn on_moment(&mut self, pause: Pause) {
+        self.pause = Some(pause);
+    }
+
+    pub(crate) fn reach(&mut self, moment: Moment, detail: String) {
+        if let Some(pause) = self.pause.as_mut() {
+            pause(moment, detail);
+        }
+    }
+
+    /// How many times `apply` was called.
+    pub(crate) fn applies(&self) -> u32 {
+        self.applies
+    }
+
+    /// This worker's lease, granted when its process started.
+    pub fn lease(&self) -> i64 {
+        self.lease
+    }
+
+    /// Takes the lock of `resource` under this worker's lease, waiting while
+    /// another worker holds it.
+    pub fn lock(&mut self, resource: &str) -> Result<Held, LabError> {
+        let (key, revision) = self.coordinator.lock(resource, self.lease)?;
+        self.reach(Moment::Locked, revision.to_string());
+        Ok(Held {
+            key,
+            lease: self.lease,
+            revision,
+        })
+    }
+
+    /// The authority's step, done by the lock's holder: the SQLite lab's
+    /// `install_generation` on the destination.
+    pub fn install_generation(&mut self, resource: &str, generation: i64) -> Result<(), LabError> {
+        crate::install_generation(&mut self.db, resource, generation)
+    }
+
+    /// Reads the generation installed at the destination now.
+    pub fn installed_generation(&mut self, resource: &str) -> Result<i64, LabError> {
+        let tx = self.db.begin(rusqlite::TransactionBehavior::Deferred)?;
+        let generation = tx.installed_generation(resource)?;
+        tx.commit()?;
+        Ok(generation)
+    }
+
+    /// Sends the request to the destination: the SQLite lab's `apply`.
+    pub fn apply(
+        &mut self,
+        resource: &str,
+        generation: i64,
+        request_id: &str,
+        delta: i64,
+    ) -> Result<Outcome, LabError> {
+        self.applies += 1;
+        self.reach(Moment::Acting, String::new());
+        crate::apply(&mut self.db, resource, generation, request_id, delta)
+    }
+
+    /// Gives the lease back: the lock passes on at once. The harness calls
+    /// it when the job is done; a worker that dies first leaves its lease to
+    /// run out.
+    pub(crate) fn close(&mut self) -> Result<(), LabError> {
+        self.coordinator.revoke(self.lease)
+    }
+}

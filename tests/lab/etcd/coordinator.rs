@@ -1,0 +1,226 @@
+//! L7.1, L7.2, L7.4-L7.6 on the shared cluster: a frozen holder, the
+//! counterexample that trusts the lock, a holder that finds a newer
+//! generation, a lost response, and where the token comes from.
+
+use fencing_lab::etcd::{Moment, Role, serve_if_worker};
+
+use super::{Expect, World, claim, job};
+use crate::support::*;
+
+/// What the frozen schedule came to.
+struct Frozen {
+    /// The generation installed when worker 1 was frozen.
+    before: i64,
+    /// The generation worker 2 left installed.
+    after: i64,
+    /// Worker 1's report, once woken.
+    first: fencing_lab::etcd::Report,
+}
+
+/// Worker 1 runs `role` up to `at` and is frozen there (SIGSTOP); its lease
+/// is revoked, standing for a lease that ran out while it could not keep
+/// it alive; worker 2, same role, takes the lock and does its job (+3);
+/// worker 1 is woken (SIGCONT) and finishes its job (+5).
+fn frozen_schedule(c: &Check, w: &mut World, role: Role, at: Moment) -> Frozen {
+    let mut first = w.worker(c, role, job("w1", 5), &[at]);
+    first
+        .wait_at(at)
+        .or_fail(c, &format!("worker 1, up to the moment {at}"));
+    let before = w.generation(c);
+    first.freeze().or_fail(c, "freeze worker 1 (SIGSTOP)");
+    c.same("worker 1's process, frozen", "T", first.kernel_state());
+    // The line waits in the pipe: a frozen process cannot read it.
+    first.go().or_fail(c, "tell worker 1 to go on");
+    w.expire_holder(c);
+
+    let second = w.worker(c, role, job("w2", 3), &[]).finish();
+    let second = second.or_fail(c, "worker 2: take the lock, install, apply(+3)");
+    c.same(
+        "worker 2, the new holder: its job (+3)",
+        applied(3),
+        &second.outcome,
+    );
+    let after = w.generation(c);
+
+    first.thaw().or_fail(c, "wake worker 1 (SIGCONT)");
+    let first = first
+        .finish()
+        .or_fail(c, "worker 1, woken: the rest of its job");
+    Frozen {
+        before,
+        after,
+        first,
+    }
+}
+
+#[test]
+fn l7_1_frozen_worker_whose_lease_lapsed_is_refused_as_stale_when_it_wakes() {
+    serve_if_worker();
+    let c = claim("L7.1");
+    let mut w = World::shared(&c);
+    let run = frozen_schedule(&c, &mut w, Role::Yours, Moment::Acting);
+    if run.before <= 1 {
+        c.fail(
+            "worker 1, holding the lock, before apply",
+            "its token installed: a generation above 1",
+            format!("generation {} installed", run.before),
+        );
+    }
+    if run.after <= run.before {
+        c.fail(
+            "worker 2, the next holder",
+            format!("a generation above worker 1's {}", run.before),
+            format!("generation {} installed", run.after),
+        );
+    }
+    c.same(
+        "worker 1, woken after worker 2 wrote: apply(+5)",
+        stale(run.before, run.after),
+        &run.first.outcome,
+    );
+    c.state(&w.lab, A, run.after, 3);
+    c.records(&w.lab, A, &[rec(A, "w2", 3, 3, run.after)]);
+}
+
+#[test]
+fn l7_2_a_worker_that_trusts_the_lock_lets_the_woken_write_through_yours_does_not() {
+    serve_if_worker();
+    let c = claim("L7.2");
+
+    // The counterexample: both workers act with the generation they read.
+    let mut trusting = World::shared(&c);
+    let run = frozen_schedule(&c, &mut trusting, Role::TrustsTheLock, Moment::Acting);
+    c.same(
+        "the trusting worker 1, woken after worker 2 wrote: apply(+5)",
+        applied(8),
+        &run.first.outcome,
+    );
+    c.state(&trusting.lab, A, 1, 8);
+
+    // Yours, in the same schedule.
+    let mut yours = World::shared(&c);
+    let run = frozen_schedule(&c, &mut yours, Role::Yours, Moment::Acting);
+    if run.first.outcome == applied(8) || run.first.outcome.starts_with("applied") {
+        c.fail(
+            "your worker 1, woken after worker 2 wrote: apply(+5)",
+            "refused: the destination tells the old holder from the new one",
+            &run.first.outcome,
+        );
+    }
+    c.state(&yours.lab, A, run.after, 3);
+}
+
+#[test]
+fn l7_4_holder_frozen_after_locking_that_finds_a_newer_generation_stops_without_applying() {
+    serve_if_worker();
+    let c = claim("L7.4");
+    let mut w = World::shared(&c);
+    let run = frozen_schedule(&c, &mut w, Role::Yours, Moment::Locked);
+    let stopped = run.first.outcome.starts_with("stopped: superseded")
+        || run
+            .first
+            .outcome
+            .starts_with("rejected: generation not higher");
+    if !stopped || run.first.applies != 0 {
+        c.fail(
+            "worker 1, woken holding a lock that passed on, finds a newer generation installed",
+            "it stops (LabError::Superseded) and never calls apply",
+            format!(
+                "{}; apply called {} time(s)",
+                run.first.outcome, run.first.applies
+            ),
+        );
+    }
+    c.state(&w.lab, A, run.after, 3);
+    c.records(&w.lab, A, &[rec(A, "w2", 3, 3, run.after)]);
+}
+
+#[test]
+fn l7_5_retry_of_a_request_whose_response_was_lost_gets_its_original_result() {
+    serve_if_worker();
+    let c = claim("L7.5");
+    let mut w = World::shared(&c);
+
+    // Worker 1 applies r1 (+5); its process dies before it can report.
+    let mut first = w.worker(&c, Role::Yours, job("r1", 5), &[Moment::Returned]);
+    first
+        .wait_at(Moment::Returned)
+        .or_fail(&c, "worker 1: its job (+5), up to its report");
+    let after_first = w.generation(&c);
+    c.state(&w.lab, A, after_first, 5);
+    first
+        .kill()
+        .or_fail(&c, "kill worker 1 (SIGKILL) before it reports");
+    w.expire_holder(&c);
+
+    // The lock passes on: worker 2 applies r2 (+3).
+    let second = w.worker(&c, Role::Yours, job("r2", 3), &[]).finish();
+    let second = second.or_fail(&c, "worker 2: its job (+3)");
+    c.same("worker 2: its job (+3)", applied(8), &second.outcome);
+
+    // The retry of r1, in a new process, under a newer token.
+    let retry = w.worker(&c, Role::Yours, job("r1", 5), &[]).finish();
+    let retry = retry.or_fail(&c, "worker 1's retry of r1 (+5)");
+    c.same(
+        "worker 1's retry of r1 (+5), after the lock changed hands twice",
+        replayed(5),
+        &retry.outcome,
+    );
+    let now = w.generation(&c);
+    c.state(&w.lab, A, now, 8);
+}
+
+#[test]
+fn l7_6_token_comes_from_the_lock_so_a_worker_that_leased_first_but_locked_second_acts() {
+    serve_if_worker();
+    let c = claim("L7.6");
+    let w = World::shared(&c);
+    let start = w.generation(&c);
+
+    // The late worker's process starts first: its lease is the older one.
+    let mut late = w.worker(&c, Role::Yours, job("late", 3), &[Moment::Started]);
+    late.wait_at(Moment::Started)
+        .or_fail(&c, "the late worker, started");
+    let late_lease = late.lease().or_fail(&c, "the late worker's lease");
+
+    // The early worker leases second but takes the lock first.
+    let mut early = w.worker(&c, Role::Yours, job("early", 5), &[]);
+    let early_lease = early.lease().or_fail(&c, "the early worker's lease");
+    if early_lease <= late_lease {
+        c.not_run(
+            "lease the late worker first",
+            format!("the cluster granted lease {early_lease:x} after {late_lease:x}, not above it"),
+        );
+    }
+    let report = early.finish().or_fail(&c, "the early worker: its job (+5)");
+    c.same(
+        "the early worker: its job (+5)",
+        applied(5),
+        &report.outcome,
+    );
+    let after_early = w.generation(&c);
+    if after_early <= start {
+        c.fail(
+            "the early worker, the first holder",
+            format!("a generation above {start} installed"),
+            format!("generation {after_early}"),
+        );
+    }
+
+    // The late worker, with the older lease, takes the lock now.
+    late.go().or_fail(&c, "let the late worker go on");
+    let report = late.finish().or_fail(&c, "the late worker: its job (+3)");
+    c.same(
+        "the late worker (older lease, newer lock): its job (+3)",
+        applied(8),
+        &report.outcome,
+    );
+    let after_late = w.generation(&c);
+    if after_late <= after_early {
+        c.fail(
+            "the late worker, the second holder",
+            format!("a generation above {after_early} installed"),
+            format!("generation {after_late}"),
+        );
+    }
+}

@@ -1,0 +1,1 @@
+//! The etcd chapter of the transcript.

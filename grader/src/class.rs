@@ -13,6 +13,9 @@
 //! `exercises/postgres/install_generation.rs` (or `postgres/…` beside the
 //! files alone) replace the stubs of the scratch copy's `exercises/postgres/`,
 //! which is restored with the rest of `exercises/` for every submission.
+//! Given `--etcd`, the etcd track likewise: a submission's
+//! `exercises/etcd/worker.rs` (or `etcd/worker.rs`) replaces the stub of
+//! `exercises/etcd/`; its worker calls the submission's SQLite exercises.
 
 use std::fs;
 use std::io::{self, Write as _};
@@ -203,6 +206,7 @@ fn class_suite(options: &Options, repository: &Path, work: &Path) -> Result<Suit
         target_dir: target,
         solutions: false,
         postgres: crate::score::tracks().contains(&Track::Postgres),
+        etcd: crate::score::tracks().contains(&Track::Etcd),
         interactive: false,
         tmp_dir: Some(tmp),
         sandbox,

@@ -13,7 +13,7 @@ pub const USAGE: &str = "\
 grade: the fencing-lab grader
 
 usage:
-  cargo grade [--solutions] [--postgres]
+  cargo grade [--solutions] [--postgres] [--etcd]
       grade this checkout's exercises and print a scorecard
       (--solutions: the reference in solutions/ instead)
   cargo grade --submissions DIR --out OUTDIR [--shard K/N] [--expect FILE]
@@ -31,6 +31,11 @@ usage:
   exercises/postgres/apply.rs and exercises/postgres/install_generation.rs
   (postgres/apply.rs and postgres/install_generation.rs beside the files alone)
 
+  with --etcd, the etcd track is graded too, on its own: exercises/etcd/worker.rs
+  (etcd/worker.rs beside the files alone), whose worker calls the submission's
+  SQLite exercises; it needs the program etcd (Debian package etcd-server), and
+  protoc (protobuf-compiler) to build. --postgres and --etcd go together
+
 options:
   --submissions DIR     the class, one folder per submission
   --out OUTDIR          where gradebook.csv, index.html (the class report),
@@ -45,6 +50,7 @@ options:
   --build-timeout SECS  the longest one build may take (default 600)
   --solutions           grade the reference instead of this checkout's exercises
   --postgres            grade the PostgreSQL track too
+  --etcd                grade the etcd track too
   --no-sandbox          run submissions without the sandbox, said in every
                         report (for machines where bubblewrap cannot run)
   -h, --help            print this text
@@ -79,7 +85,8 @@ pub enum Mode {
     },
 }
 
-/// Reads the arguments. `--postgres` takes effect here, for every mode.
+/// Reads the arguments. `--postgres` and `--etcd` take effect here, for
+/// every mode.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     use lexopt::prelude::*;
 
@@ -101,6 +108,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
             Long("build-timeout") => build_limit = seconds(&mut parser, "--build-timeout")?,
             Long("solutions") => solutions = true,
             Long("postgres") => crate::score::grade_postgres(),
+            Long("etcd") => crate::score::grade_etcd(),
             Long("no-sandbox") => sandbox = false,
             Long("shard") => {
                 let value = parser.value().map_err(message)?;

@@ -309,8 +309,8 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Written, Vec<Row>), Stri
         }
         if shard.tracks != ours {
             return Err(format!(
-                "{} graded the tracks {}; this merge grades {} (give --postgres to both, or to \
-                 neither)",
+                "{} graded the tracks {}; this merge grades {} (give the same track flags, \
+                 --postgres and --etcd, to every grade)",
                 shard.dir.display(),
                 shard.tracks.join(", "),
                 ours.join(", ")

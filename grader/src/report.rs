@@ -8,7 +8,9 @@
 //! With the PostgreSQL track graded (the feature `postgres`), its columns
 //! follow SQLite's (`postgres L1.1`, …, `postgres total`), its claims follow
 //! SQLite's in `results.json` with names that start `PostgreSQL: `, and the
-//! summary has a points column per track. Without it, nothing changes.
+//! summary has a points column per track. Without it, nothing changes. The
+//! etcd track (the feature `etcd`) comes after them the same way
+//! (`etcd L7.1`, …, `etcd total`; `etcd: `).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -85,7 +87,7 @@ pub struct Row {
 /// One track of a [`Row`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrackRow {
-    /// The track's key (`sqlite`, `postgres`).
+    /// The track's key (`sqlite`, `postgres`, `etcd`).
     pub track: String,
     /// Per claim: its id, `pass`, `fail` or `error`, and the points earned.
     pub claims: Vec<(String, String, u32)>,

@@ -7,7 +7,8 @@
 //! Each track is scored on its own: a claim's result on a track comes from
 //! that track's tests only (`postgres::…` for PostgreSQL), and a track scores
 //! only the claims checked on it. The SQLite track is always graded; the
-//! PostgreSQL track when the grader is given `--postgres`.
+//! PostgreSQL track when the grader is given `--postgres`, the etcd track
+//! when it is given `--etcd` (either, or both).
 //!
 //! A test's verdict is the one it sent on the verdict channel
 //! ([`Verdicts`]); what it printed is only shown, as its output.
@@ -20,19 +21,26 @@ use crate::libtest::{Failure, TestOutput, Verdict};
 use crate::verdicts::Verdicts;
 
 static POSTGRES: AtomicBool = AtomicBool::new(false);
+static ETCD: AtomicBool = AtomicBool::new(false);
 
 /// Grades the PostgreSQL track too, from now on (`--postgres`).
 pub fn grade_postgres() {
     POSTGRES.store(true, Ordering::Relaxed);
 }
 
-/// The tracks this grader grades, in the order it reports them: SQLite, and
-/// PostgreSQL when given `--postgres`.
+/// Grades the etcd track too, from now on (`--etcd`).
+pub fn grade_etcd() {
+    ETCD.store(true, Ordering::Relaxed);
+}
+
+/// The tracks this grader grades, in the order it reports them: SQLite,
+/// PostgreSQL when given `--postgres`, etcd when given `--etcd`.
 pub fn tracks() -> &'static [Track] {
-    if POSTGRES.load(Ordering::Relaxed) {
-        &Track::ALL
-    } else {
-        &[Track::Sqlite]
+    match (POSTGRES.load(Ordering::Relaxed), ETCD.load(Ordering::Relaxed)) {
+        (false, false) => &[Track::Sqlite],
+        (true, false) => &[Track::Sqlite, Track::Postgres],
+        (false, true) => &[Track::Sqlite, Track::Etcd],
+        (true, true) => &[Track::Sqlite, Track::Postgres, Track::Etcd],
     }
 }
 

@@ -7,6 +7,8 @@
 //! too: the SQLite section comes first, as without the feature, then a
 //! section of the same shape for `exercises/postgres/`, whose total reads
 //! `Points on PostgreSQL X/Y` so that the line `Points X/Y` stays SQLite's.
+//! Given `--etcd`, likewise a section for `exercises/etcd/`, whose total
+//! reads `Points on etcd X/Y`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -66,6 +68,7 @@ pub fn grade(
         target_dir,
         solutions,
         postgres: tracks().contains(&Track::Postgres),
+        etcd: tracks().contains(&Track::Etcd),
         interactive: true,
         tmp_dir: None,
         sandbox,
@@ -134,6 +137,7 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) ->
     let (heading, points) = match score.track {
         Track::Sqlite => ("Scorecard", "Points"),
         Track::Postgres => ("Scorecard on PostgreSQL", "Points on PostgreSQL"),
+        Track::Etcd => ("Scorecard on etcd", "Points on etcd"),
     };
     let _ = writeln!(out, "\n{heading}: {}", implementation(score.track));
     for lesson in LESSONS {
@@ -180,6 +184,8 @@ fn implementation(track: Track) -> &'static str {
             "the reference (solutions/postgres/)"
         }
         Track::Postgres => "your exercises (exercises/postgres/)",
+        Track::Etcd if SOLUTIONS.load(Ordering::Relaxed) => "the reference (solutions/etcd/)",
+        Track::Etcd => "your exercises (exercises/etcd/)",
     }
 }
 
@@ -195,6 +201,7 @@ fn first_failing(track: Track, first: &ClaimScore, run_problem: bool) -> String 
     let features = match track {
         Track::Sqlite => "",
         Track::Postgres => "--features postgres ",
+        Track::Etcd => "--features etcd ",
     };
     let mut out = String::new();
     let _ = writeln!(out, "\nFirst failing claim: {} {}", claim.id, claim.text);

@@ -5,7 +5,8 @@
 //! A submission holds `exercises/apply.rs` and
 //! `exercises/install_generation.rs`, or the files alone; with the
 //! PostgreSQL track graded, `exercises/postgres/…` (or `postgres/…` beside
-//! the files alone) too.
+//! the files alone) too; with the etcd track graded, `exercises/etcd/worker.rs`
+//! (or `etcd/worker.rs`).
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -19,7 +20,8 @@ const MAX_SOURCE: u64 = 256 * 1024;
 
 /// The exercise files of the graded tracks, from the claim catalogue, each
 /// once, track by track: `exercises/apply.rs`, …, then
-/// `exercises/postgres/apply.rs`, … when PostgreSQL is graded.
+/// `exercises/postgres/apply.rs`, … when PostgreSQL is graded, then
+/// `exercises/etcd/worker.rs` when etcd is.
 pub fn exercise_files() -> Vec<(Track, String)> {
     tracks()
         .iter()
@@ -121,7 +123,8 @@ pub fn read(
 
 /// The submission's entries that are not exercise files, for the report.
 /// The folders that may hold exercise files (`exercises/`, and with the
-/// PostgreSQL track `postgres/` and `exercises/postgres/`) are looked into.
+/// PostgreSQL track `postgres/` and `exercises/postgres/`, with the etcd
+/// track `etcd/` and `exercises/etcd/`) are looked into.
 pub fn ignored_entries(folder: &Path) -> Vec<String> {
     let files = exercise_files();
     let graded_names: BTreeSet<&str> = files

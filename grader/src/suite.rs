@@ -47,6 +47,8 @@ pub struct Suite {
     pub solutions: bool,
     /// Build with `--features postgres` (the PostgreSQL track's tests too).
     pub postgres: bool,
+    /// Build with `--features etcd` (the etcd track's tests too).
+    pub etcd: bool,
     /// Show cargo's progress and rendered diagnostics on stderr, as
     /// `cargo test` would, instead of collecting the first error.
     pub interactive: bool,
@@ -140,8 +142,12 @@ impl Suite {
             // The lock file is the lab's: a class builds exactly that.
             command.arg("--locked");
         }
-        let features: Vec<&str> = [(self.solutions, "solutions"), (self.postgres, "postgres")]
-            .into_iter()
+        let features: Vec<&str> = [
+            (self.solutions, "solutions"),
+            (self.postgres, "postgres"),
+            (self.etcd, "etcd"),
+        ]
+        .into_iter()
             .filter_map(|(on, feature)| on.then_some(feature))
             .collect();
         if !features.is_empty() {

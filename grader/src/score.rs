@@ -36,7 +36,10 @@ pub fn grade_etcd() {
 /// The tracks this grader grades, in the order it reports them: SQLite,
 /// PostgreSQL when given `--postgres`, etcd when given `--etcd`.
 pub fn tracks() -> &'static [Track] {
-    match (POSTGRES.load(Ordering::Relaxed), ETCD.load(Ordering::Relaxed)) {
+    match (
+        POSTGRES.load(Ordering::Relaxed),
+        ETCD.load(Ordering::Relaxed),
+    ) {
         (false, false) => &[Track::Sqlite],
         (true, false) => &[Track::Sqlite, Track::Postgres],
         (false, true) => &[Track::Sqlite, Track::Etcd],

@@ -148,8 +148,8 @@ impl Suite {
             (self.etcd, "etcd"),
         ]
         .into_iter()
-            .filter_map(|(on, feature)| on.then_some(feature))
-            .collect();
+        .filter_map(|(on, feature)| on.then_some(feature))
+        .collect();
         if !features.is_empty() {
             command.args(["--features", &features.join(",")]);
         }

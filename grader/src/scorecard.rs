@@ -140,7 +140,15 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) ->
         Track::Etcd => ("Scorecard on etcd", "Points on etcd"),
     };
     let _ = writeln!(out, "\n{heading}: {}", implementation(score.track));
-    for lesson in LESSONS {
+    // A lesson without a claim on the track (L7 on SQLite, L1 to L6 on
+    // etcd) has no heading.
+    let lessons = LESSONS.into_iter().filter(|lesson| {
+        score
+            .claims
+            .iter()
+            .any(|c| c.claim.lesson().id == lesson.id)
+    });
+    for lesson in lessons {
         let _ = writeln!(out, "\n{} {}", lesson.id, lesson.title);
         for claim in score
             .claims

@@ -28,6 +28,9 @@ const TEST_TARGET: &str = "lab";
 
 /// The address space one test run may use. The suite needs a small fraction
 /// of it; a loop that allocates is stopped here instead of by the machine.
+/// Each process the run starts has the same cap, the etcd track's members
+/// too: the lab gives them a quota, so they map a small database instead
+/// of etcd's default 10 GiB (`src/etcd/cluster.rs`).
 const MEMORY: u64 = 4 << 30;
 
 /// How long `--list` may take: it runs no test.

@@ -34,7 +34,8 @@ usage:
   with --etcd, the etcd track is graded too, on its own: exercises/etcd/worker.rs
   (etcd/worker.rs beside the files alone), whose worker calls the submission's
   SQLite exercises; it needs the program etcd (Debian package etcd-server), and
-  protoc (protobuf-compiler) to build. --postgres and --etcd go together
+  protoc (protobuf-compiler) to build. --postgres and --etcd may be given
+  together: SQLite, PostgreSQL, then etcd
 
 options:
   --submissions DIR     the class, one folder per submission

@@ -278,8 +278,9 @@ fn start_once(program: &Path) -> Result<Cluster, String> {
             .args(["--initial-cluster", &peers])
             .args(["--initial-cluster-state", "new"])
             .args(["--initial-cluster-token", &token])
-            // Elections in about half a second after a failure.
-            .args(["--heartbeat-interval", "50", "--election-timeout", "500"])
+            // etcd's defaults: a new leader a second or two after a
+            // failure, and no spurious election on a loaded machine.
+            .args(["--heartbeat-interval", "100", "--election-timeout", "1000"])
             .args(["--logger", "zap", "--log-outputs", "stderr"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())

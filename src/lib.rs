@@ -53,6 +53,8 @@ pub mod error;
 pub mod etcd;
 pub mod explore;
 pub mod external;
+#[cfg(any(feature = "postgres", feature = "etcd"))]
+mod loopback;
 #[cfg(feature = "postgres")]
 pub mod pg;
 pub mod store;

@@ -751,23 +751,27 @@ impl<S: Store> Scene<S> {
     fn observe(&self, resource: &str) -> Result<(), Halt> {
         let state = self.lab.state(resource)?;
         let records = self.lab.records(resource)?;
-        let records = if records.is_empty() {
-            "no records".to_owned()
-        } else {
-            let listed: Vec<String> = records
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} ({:+}, result {}, generation {})",
-                        r.request_id, r.delta, r.result, r.generation
-                    )
-                })
-                .collect();
-            format!("records {}", listed.join(", "))
-        };
+        let records = records_line(&records);
         self.say("observer", format_args!("{resource}: {state}; {records}"));
         Ok(())
     }
+}
+
+/// A resource's records as the observer reads them out.
+pub(crate) fn records_line(records: &[crate::Record]) -> String {
+    if records.is_empty() {
+        return "no records".to_owned();
+    }
+    let listed: Vec<String> = records
+        .iter()
+        .map(|r| {
+            format!(
+                "{} ({:+}, result {}, generation {})",
+                r.request_id, r.delta, r.result, r.generation
+            )
+        })
+        .collect();
+    format!("records {}", listed.join(", "))
 }
 
 /// An unfinished or panicking exercise stops the lesson; any other result is

@@ -21,7 +21,6 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
-use std::net::{Ipv4Addr, TcpListener};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -29,6 +28,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::LabError;
+use crate::loopback::free_port;
 
 /// Members of a cluster: three, so that one can fail and two still agree.
 pub const MEMBERS: usize = 3;
@@ -419,14 +419,6 @@ fn find_program() -> Result<PathBuf, String> {
         .ok_or_else(|| {
             "no etcd program on the PATH: install the Debian package etcd-server".to_owned()
         })
-}
-
-/// A loopback port nobody listens on right now.
-fn free_port() -> Result<u16, String> {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .map_err(|error| format!("cannot find a free loopback port: {error}"))
 }
 
 /// Locks a mutex whose holder may have panicked (a failed test): the data

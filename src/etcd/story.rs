@@ -279,22 +279,7 @@ impl Scene<'_> {
 
     fn observe(&self) -> Result<(), Halt> {
         let state = self.lab.state(A)?;
-        let records: Vec<String> = self
-            .lab
-            .records(A)?
-            .iter()
-            .map(|r| {
-                format!(
-                    "{} ({:+}, result {}, generation {})",
-                    r.request_id, r.delta, r.result, r.generation
-                )
-            })
-            .collect();
-        let records = if records.is_empty() {
-            "no records".to_owned()
-        } else {
-            format!("records {}", records.join(", "))
-        };
+        let records = crate::story::records_line(&self.lab.records(A)?);
         self.say("observer", format_args!("{A}: {state}; {records}"));
         Ok(())
     }

@@ -12,9 +12,10 @@
 //! feature `solutions` the reference in `solutions/` is compiled instead.
 //!
 //! What this crate is not: a fencing library. It executes one SQLite file,
-//! local transactions and faults the harness injects. Distributed issuance of
-//! generations, Chubby's sequencers, fencing products and physical isolation
-//! are referenced in the text, never implemented.
+//! local transactions and faults the harness injects; with the feature
+//! `etcd`, a three-member etcd cluster on this one machine issues the
+//! tokens. Issuance across machines, Chubby's sequencers, fencing products
+//! and physical isolation are referenced in the text, never implemented.
 //!
 //! # Layout
 //!
@@ -52,6 +53,8 @@ pub mod error;
 pub mod etcd;
 pub mod explore;
 pub mod external;
+#[cfg(any(feature = "postgres", feature = "etcd"))]
+mod loopback;
 #[cfg(feature = "postgres")]
 pub mod pg;
 pub mod store;

@@ -60,7 +60,11 @@ pub const POSTGRES: (Lesson, Scenario) = (
 
 /// Runs one lesson into `transcript`; a halt becomes the lesson's last line.
 /// Returns whether the lesson ran to its end.
-pub fn run_lesson(transcript: &Transcript, lesson: &Lesson, scenario: Scenario) -> bool {
+pub fn run_lesson(
+    transcript: &Transcript,
+    lesson: &Lesson,
+    scenario: impl FnOnce(&Transcript) -> Result<(), Halt>,
+) -> bool {
     transcript.lesson(lesson);
     match scenario(transcript) {
         Ok(()) => true,
@@ -72,7 +76,9 @@ pub fn run_lesson(transcript: &Transcript, lesson: &Lesson, scenario: Scenario) 
 }
 
 /// The whole lab, all six lessons (and the PostgreSQL chapter with the
-/// feature `postgres`).
+/// feature `postgres`, the etcd chapter with the feature `etcd`). The etcd
+/// chapter starts its workers as processes of the running program, which
+/// must call [`crate::etcd::serve_if_worker`] first thing (`lab` does).
 pub fn run_all() -> (Transcript, bool) {
     let transcript = Transcript::new();
     let mut complete = true;
@@ -83,6 +89,17 @@ pub fn run_all() -> (Transcript, bool) {
     {
         let (lesson, scenario) = POSTGRES;
         complete &= run_lesson(&transcript, &lesson, scenario);
+    }
+    #[cfg(feature = "etcd")]
+    {
+        let program = || {
+            std::process::Command::new(
+                std::env::current_exe().unwrap_or_else(|_| "/proc/self/exe".into()),
+            )
+        };
+        complete &= run_lesson(&transcript, &crate::etcd::story::LESSON, |t| {
+            crate::etcd::story::chapter(t, &program)
+        });
     }
     (transcript, complete)
 }
@@ -734,23 +751,27 @@ impl<S: Store> Scene<S> {
     fn observe(&self, resource: &str) -> Result<(), Halt> {
         let state = self.lab.state(resource)?;
         let records = self.lab.records(resource)?;
-        let records = if records.is_empty() {
-            "no records".to_owned()
-        } else {
-            let listed: Vec<String> = records
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} ({:+}, result {}, generation {})",
-                        r.request_id, r.delta, r.result, r.generation
-                    )
-                })
-                .collect();
-            format!("records {}", listed.join(", "))
-        };
+        let records = records_line(&records);
         self.say("observer", format_args!("{resource}: {state}; {records}"));
         Ok(())
     }
+}
+
+/// A resource's records as the observer reads them out.
+pub(crate) fn records_line(records: &[crate::Record]) -> String {
+    if records.is_empty() {
+        return "no records".to_owned();
+    }
+    let listed: Vec<String> = records
+        .iter()
+        .map(|r| {
+            format!(
+                "{} ({:+}, result {}, generation {})",
+                r.request_id, r.delta, r.result, r.generation
+            )
+        })
+        .collect();
+    format!("records {}", listed.join(", "))
 }
 
 /// An unfinished or panicking exercise stops the lesson; any other result is

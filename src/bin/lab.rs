@@ -2,6 +2,10 @@
 //! implementation is compiled in (`--features solutions` for the reference).
 
 fn main() {
+    // The etcd chapter's workers are this program, started again.
+    #[cfg(feature = "etcd")]
+    fencing_lab::etcd::serve_if_worker();
+
     // An unfinished exercise panics with `todo!()`; the library turns that
     // into a line that names the file, so the default panic report would
     // only repeat it as noise.

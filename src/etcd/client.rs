@@ -18,6 +18,26 @@ impl From<etcd_client::Error> for LabError {
     }
 }
 
+/// How many times a call refused during an election is tried again.
+const RETRIES: u32 = 50;
+/// How long to let an election go on before trying again (an election
+/// takes about one election timeout, a second here).
+const BETWEEN_RETRIES: Duration = Duration::from_millis(100);
+
+/// Whether etcd refused a call because it has no leader right now.
+fn between_leaders(error: &etcd_client::Error) -> bool {
+    match error {
+        etcd_client::Error::TransportError(_) => true,
+        etcd_client::Error::GRpcStatus(status) => {
+            let message = status.message();
+            status.code() == tonic::Code::Unavailable
+                || message.contains("leader")
+                || message.contains("timed out")
+        }
+        _ => false,
+    }
+}
+
 /// A connection to the cluster, with the names of one test (or one story)
 /// kept apart from every other's under `namespace`.
 pub struct Coordinator {
@@ -62,6 +82,28 @@ impl Coordinator {
         self.runtime.block_on(future)
     }
 
+    /// Runs `call` on a clone of the client; if etcd answers that it is
+    /// between leaders (an election, after a failure or under load), tries
+    /// again, up to [`RETRIES`] times, [`BETWEEN_RETRIES`] apart. Every call
+    /// retried this way is idempotent: a lock under the same lease takes the
+    /// same key. No claim's outcome depends on this wait: it only keeps an
+    /// election from failing a test as a harness error.
+    fn retrying<T, Fut>(&self, mut call: impl FnMut(Client) -> Fut) -> Result<T, LabError>
+    where
+        Fut: Future<Output = Result<T, etcd_client::Error>>,
+    {
+        let mut attempt = 0;
+        loop {
+            match self.run(call(self.client.clone())) {
+                Err(error) if attempt < RETRIES && between_leaders(&error) => {
+                    attempt += 1;
+                    self.run(tokio::time::sleep(BETWEEN_RETRIES));
+                }
+                result => return result.map_err(LabError::from),
+            }
+        }
+    }
+
     /// The lock name of `resource` in this namespace.
     pub fn lock_name(&self, resource: &str) -> String {
         format!("{}/locks/{resource}", self.namespace)
@@ -72,9 +114,11 @@ impl Coordinator {
     /// runs (and is not frozen): etcd's own session, as its `concurrency`
     /// package keeps one.
     pub fn grant_lease(&mut self, ttl: i64) -> Result<i64, LabError> {
-        let mut client = self.client.clone();
-        let id = self.run(client.lease_grant(ttl, None))?.id();
-        let (mut keeper, mut replies) = self.run(client.lease_keep_alive(id))?;
+        let id = self
+            .retrying(|mut client| async move { client.lease_grant(ttl, None).await })?
+            .id();
+        let (mut keeper, mut replies) =
+            self.retrying(|mut client| async move { client.lease_keep_alive(id).await })?;
         let every = Duration::from_millis(u64::try_from(ttl.max(1)).unwrap_or(1) * 1000 / 3);
         self.runtime.spawn(async move {
             loop {
@@ -96,10 +140,19 @@ impl Coordinator {
     /// holds it. Returns the lock key and the revision that created it.
     pub fn lock(&mut self, resource: &str, lease: i64) -> Result<(String, i64), LabError> {
         let name = self.lock_name(resource);
-        let mut client = self.client.clone();
-        let locked = self.run(client.lock(name, Some(LockOptions::new().with_lease(lease))))?;
+        let locked = self.retrying(|mut client| {
+            let name = name.clone();
+            async move {
+                client
+                    .lock(name, Some(LockOptions::new().with_lease(lease)))
+                    .await
+            }
+        })?;
         let key = locked.key().to_vec();
-        let found = self.run(client.get(key.clone(), None))?;
+        let found = self.retrying(|mut client| {
+            let key = key.clone();
+            async move { client.get(key, None).await }
+        })?;
         let revision = found
             .kvs()
             .first()
@@ -113,16 +166,21 @@ impl Coordinator {
     /// Revokes `lease`: its lock keys are deleted, the lock passes on. The
     /// tests revoke a frozen worker's lease where a real one would expire.
     pub fn revoke(&mut self, lease: i64) -> Result<(), LabError> {
-        let mut client = self.client.clone();
-        self.run(client.lease_revoke(lease))?;
+        self.retrying(|mut client| async move { client.lease_revoke(lease).await })?;
         Ok(())
     }
 
     /// Who holds the lock of `resource`, if anyone.
     pub fn holder(&mut self, resource: &str) -> Result<Option<Holder>, LabError> {
         let prefix = format!("{}/", self.lock_name(resource));
-        let mut client = self.client.clone();
-        let found = self.run(client.get(prefix, Some(GetOptions::new().with_prefix())))?;
+        let found = self.retrying(|mut client| {
+            let prefix = prefix.clone();
+            async move {
+                client
+                    .get(prefix, Some(GetOptions::new().with_prefix()))
+                    .await
+            }
+        })?;
         Ok(found
             .kvs()
             .iter()

@@ -21,7 +21,6 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
-use std::net::{Ipv4Addr, TcpListener};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -29,6 +28,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::LabError;
+use crate::loopback::free_port;
 
 /// Members of a cluster: three, so that one can fail and two still agree.
 pub const MEMBERS: usize = 3;
@@ -278,8 +278,9 @@ fn start_once(program: &Path) -> Result<Cluster, String> {
             .args(["--initial-cluster", &peers])
             .args(["--initial-cluster-state", "new"])
             .args(["--initial-cluster-token", &token])
-            // Elections in about half a second after a failure.
-            .args(["--heartbeat-interval", "50", "--election-timeout", "500"])
+            // etcd's defaults: a new leader a second or two after a
+            // failure, and no spurious election on a loaded machine.
+            .args(["--heartbeat-interval", "100", "--election-timeout", "1000"])
             // A quota of its own makes etcd map its database at that size
             // (and a tenth) instead of the 10 GiB it maps by default, which
             // a process capped in address space, as the grader caps a test
@@ -423,14 +424,6 @@ fn find_program() -> Result<PathBuf, String> {
         .ok_or_else(|| {
             "no etcd program on the PATH: install the Debian package etcd-server".to_owned()
         })
-}
-
-/// A loopback port nobody listens on right now.
-fn free_port() -> Result<u16, String> {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .map_err(|error| format!("cannot find a free loopback port: {error}"))
 }
 
 /// Locks a mutex whose holder may have panicked (a failed test): the data

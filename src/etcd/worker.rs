@@ -44,6 +44,8 @@ pub enum Moment {
     Started,
     /// `lock` has returned: the worker holds the lock.
     Locked,
+    /// `install_generation` has returned, whatever it answered.
+    Installed,
     /// `apply` was called: every decision is made, nothing is sent yet.
     Acting,
     /// `work` has returned; its result is not reported yet.
@@ -52,9 +54,10 @@ pub enum Moment {
 
 impl Moment {
     /// Every moment, in the order a worker reaches them.
-    pub const ALL: [Moment; 4] = [
+    pub const ALL: [Moment; 5] = [
         Moment::Started,
         Moment::Locked,
+        Moment::Installed,
         Moment::Acting,
         Moment::Returned,
     ];
@@ -64,6 +67,7 @@ impl Moment {
         match self {
             Moment::Started => "started",
             Moment::Locked => "locked",
+            Moment::Installed => "installed",
             Moment::Acting => "acting",
             Moment::Returned => "returned",
         }
@@ -75,6 +79,7 @@ impl fmt::Display for Moment {
         f.write_str(match self {
             Moment::Started => "before taking the lock",
             Moment::Locked => "holding the lock, before anything else",
+            Moment::Installed => "just after install_generation returned",
             Moment::Acting => "about to call apply",
             Moment::Returned => "after the job, before reporting its result",
         })
@@ -143,7 +148,9 @@ impl Worker {
     /// The authority's step, done by the lock's holder: the SQLite lab's
     /// `install_generation` on the destination.
     pub fn install_generation(&mut self, resource: &str, generation: i64) -> Result<(), LabError> {
-        crate::install_generation(&mut self.db, resource, generation)
+        let installed = crate::install_generation(&mut self.db, resource, generation);
+        self.reach(Moment::Installed, String::new());
+        installed
     }
 
     /// Reads the generation installed at the destination now.

@@ -16,7 +16,6 @@
 
 use std::fs;
 use std::io::Read;
-use std::net::{Ipv4Addr, TcpListener};
 use std::os::unix::fs::chown;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -24,6 +23,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
 use crate::LabError;
+use crate::loopback::free_port;
 
 /// The environment variable that names a server to use instead of starting
 /// one: a libpq connection string or URL, for a user who may create schemas,
@@ -234,12 +234,4 @@ fn server_owner() -> Result<Option<(u32, u32)>, String> {
              (the Debian package postgresql creates it)"
                 .to_owned()
         })
-}
-
-/// A loopback port nobody listens on right now.
-fn free_port() -> Result<u16, String> {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .map_err(|error| format!("cannot find a free loopback port: {error}"))
 }

@@ -141,7 +141,7 @@ pub fn job(request_id: &str, delta: i64) -> Job {
 }
 
 /// This test binary, on the running test only: a worker process.
-fn this_test() -> Command {
+pub fn this_test() -> Command {
     let exe = std::env::current_exe().unwrap_or_else(|_| "/proc/self/exe".into());
     let name = std::thread::current().name().unwrap_or_default().to_owned();
     let mut command = Command::new(exe);

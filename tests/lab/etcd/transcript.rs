@@ -1,1 +1,23 @@
-//! The etcd chapter of the transcript.
+//! The etcd chapter's story, as `cargo run --features etcd` prints it after
+//! the other lessons, pinned by a snapshot like theirs. Its workers are this
+//! test binary, started again on this test.
+
+use fencing_lab::etcd::{serve_if_worker, story};
+use fencing_lab::transcript::Transcript;
+
+#[test]
+fn etcd_transcript() {
+    serve_if_worker();
+    crate::support::quiet_todo_panics();
+    let program = super::this_test;
+    let transcript = Transcript::new();
+    let complete = fencing_lab::story::run_lesson(&transcript, &story::LESSON, |t| {
+        story::chapter(t, &program)
+    });
+    assert!(
+        complete,
+        "\nthe etcd chapter stopped early; its transcript so far:\n{}",
+        transcript.render()
+    );
+    insta::assert_snapshot!("etcd_chapter", transcript.render());
+}

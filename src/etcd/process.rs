@@ -21,7 +21,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use rustix::process::{Pid, Signal, WaitOptions, kill_process, waitpid};
+use rustix::process::{
+    Pid, Signal, WaitId, WaitIdOptions, WaitOptions, kill_process, waitid, waitpid,
+};
 
 use crate::etcd::client::Coordinator;
 use crate::etcd::worker::{Job, Moment, Worker};
@@ -170,19 +172,23 @@ impl WorkerProcess {
     }
 
     /// Wakes a frozen process with SIGCONT and waits until the kernel says
-    /// it runs again.
+    /// it runs again, or that, woken, it already ran to its end (a worker
+    /// told to go on may finish before this wait begins; the kernel then
+    /// reports its exit, not its waking).
     pub fn thaw(&mut self) -> Result<(), LabError> {
         let pid = self.pid_of()?;
         kill_process(pid, Signal::CONT)
             .map_err(|error| unavailable(format!("SIGCONT: {error}")))?;
+        // NOWAIT: a worker that exited stays for `finish` to read and reap.
+        let options = WaitIdOptions::CONTINUED | WaitIdOptions::EXITED | WaitIdOptions::NOWAIT;
         loop {
-            match waitpid(Some(pid), WaitOptions::CONTINUED) {
-                Ok(Some((_, status))) if status.continued() => return Ok(()),
+            match waitid(WaitId::Pid(pid), options) {
+                Ok(Some(status)) if status.continued() || status.exited() => return Ok(()),
                 Ok(Some(_)) => {
                     return Err(unavailable("the worker ended instead of going on".into()));
                 }
                 Ok(None) => continue,
-                Err(error) => return Err(unavailable(format!("waitpid: {error}"))),
+                Err(error) => return Err(unavailable(format!("waitid: {error}"))),
             }
         }
     }

@@ -568,7 +568,8 @@ pub const CLAIMS: &[Claim] = &[
         id: "L7.1",
         text: "a worker process frozen (SIGSTOP) after installing its token loses its lease; \
                a second worker takes the lock and writes; the first, resumed (SIGCONT), is \
-               refused as stale and the value holds only the new holder's effect",
+               refused as stale (or stops itself before apply) and the value holds only the \
+               new holder's effect",
         points: 1,
         files: WORKER_ONLY,
         hint: "act with the token you installed, and take it from the lock key's revision: \

@@ -598,9 +598,9 @@ pub const CLAIMS: &[Claim] = &[
                refused",
         points: 1,
         files: WORKER_ONLY,
-        hint: "a lease id is made by whichever member granted it and a counter restarts with \
-               its process; the lock key's revision is the cluster's, replicated before the \
-               lock is granted, and no leader ever hands out a lower one",
+        hint: "present the token you installed, taken from the lock key's revision: the \
+               revision is the cluster's, replicated by a majority before the lock is granted, \
+               so no new leader ever hands out a lower one",
         tracks: ETCD,
         postgres_hint: None,
     },

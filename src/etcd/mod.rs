@@ -32,7 +32,7 @@ pub mod worker;
 
 pub use client::{Coordinator, Holder};
 pub use cluster::Cluster;
-pub use process::{Report, Spec, WorkerProcess, serve_if_worker};
+pub use process::{Missed, Report, Spec, WorkerProcess, serve_if_worker};
 pub use worker::{Held, Job, Moment, Worker};
 
 use crate::{LabError, Outcome, claims, guard};

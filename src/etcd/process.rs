@@ -70,6 +70,22 @@ pub struct Report {
     pub applies: u32,
 }
 
+/// Why a worker is not where its parent waited for it.
+#[derive(Debug)]
+pub enum Missed {
+    /// It finished its job before it got there: its outcome, as
+    /// [`describe`] prints it. The worker's code is what stopped it.
+    Finished(String),
+    /// The harness failed (the process, its pipes, the kernel).
+    Harness(LabError),
+}
+
+impl From<LabError> for Missed {
+    fn from(error: LabError) -> Self {
+        Missed::Harness(error)
+    }
+}
+
 /// The parent's handle on a worker process.
 pub struct WorkerProcess {
     child: Child,
@@ -129,10 +145,12 @@ impl WorkerProcess {
     }
 
     /// The worker's lease, once it has said it.
-    pub fn lease(&mut self) -> Result<i64, LabError> {
+    pub fn lease(&mut self) -> Result<i64, Missed> {
         while self.lease.is_none() {
             let line = self.next()?;
-            self.unexpected(&line)?;
+            if let Some(outcome) = self.record(&line) {
+                return Err(Missed::Finished(outcome));
+            }
         }
         Ok(self.lease.unwrap_or_default())
     }
@@ -143,13 +161,15 @@ impl WorkerProcess {
     }
 
     /// Waits until the worker says it stopped at `moment`.
-    pub fn wait_at(&mut self, moment: Moment) -> Result<(), LabError> {
+    pub fn wait_at(&mut self, moment: Moment) -> Result<(), Missed> {
         loop {
             let line = self.next()?;
             if line.strip_prefix("at ") == Some(moment.word()) {
                 return Ok(());
             }
-            self.unexpected(&line)?;
+            if let Some(outcome) = self.record(&line) {
+                return Err(Missed::Finished(outcome));
+            }
         }
     }
 
@@ -247,7 +267,7 @@ impl WorkerProcess {
                     applies: count.parse().unwrap_or(u32::MAX),
                 });
             } else {
-                self.unexpected(&line)?;
+                self.record(&line);
             }
         }
     }
@@ -276,17 +296,17 @@ impl WorkerProcess {
         }
     }
 
-    /// Records a line that is not the one awaited; an outcome there means
-    /// the worker finished before reaching it.
-    fn unexpected(&mut self, line: &str) -> Result<(), LabError> {
+    /// Records what a line says of the worker (its lease, a lock's
+    /// revision); returns the outcome if the line is one.
+    fn record(&mut self, line: &str) -> Option<String> {
         if let Some(lease) = line.strip_prefix("lease ") {
             self.lease = lease.parse().ok();
         } else if let Some(revision) = line.strip_prefix("reached locked ") {
             self.revisions.extend(revision.parse::<i64>().ok());
         } else if let Some(outcome) = line.strip_prefix("outcome ") {
-            return Err(unavailable(format!("the worker finished early: {outcome}")));
+            return Some(outcome.to_owned());
         }
-        Ok(())
+        None
     }
 
     fn pid_of(&self) -> Result<Pid, LabError> {

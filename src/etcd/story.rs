@@ -10,7 +10,7 @@
 use std::process::Command;
 
 use crate::claims::Lesson;
-use crate::etcd::{Cluster, Coordinator, Job, Moment, Role, Spec, WorkerProcess};
+use crate::etcd::{Cluster, Coordinator, Job, Missed, Moment, Role, Spec, WorkerProcess};
 use crate::story::Halt;
 use crate::transcript::Transcript;
 use crate::{Journal, Lab, LabError};
@@ -19,6 +19,17 @@ const A: &str = "fund-A";
 
 /// The chapter's heading.
 pub const LESSON: Lesson = crate::claims::LESSONS[6];
+
+/// A worker that finished before the moment the story waits for stops the
+/// chapter with its outcome (an unfinished exercise says which file).
+impl From<Missed> for Halt {
+    fn from(missed: Missed) -> Self {
+        match missed {
+            Missed::Finished(outcome) => Halt(outcome),
+            Missed::Harness(error) => Halt::from(error),
+        }
+    }
+}
 
 /// How a worker process is started: this program again (`lab`), or the test
 /// binary on the running test.
@@ -40,7 +51,7 @@ pub fn chapter(t: &Transcript, program: Program<'_>) -> Result<(), Halt> {
     t.note("A worker takes fund-A's lock under a lease of 2 s, installs its token, and is frozen (SIGSTOP) just before apply.");
     t.note("Frozen, it cannot keep its lease alive: the lease runs out and etcd deletes the lock key, seen here through a watch.");
     let s = scenes.next("L7.1")?;
-    let mut first = s.worker(Role::Yours, "w1", 5, &[Moment::Acting], 2)?;
+    let mut first = s.start(Role::Yours, "w1", 5, &[Moment::Acting], 2)?;
     let token = s.held(&mut first, Moment::Acting, "worker 1")?;
     s.freeze(&mut first)?;
     // The key is `<lock name>/<lease in hex>`; if the lease ran out before
@@ -61,7 +72,7 @@ pub fn chapter(t: &Transcript, program: Program<'_>) -> Result<(), Halt> {
         "From here on the test revokes the frozen worker's lease, standing for one that ran out.",
     );
     let s = scenes.next("L7.2")?;
-    let mut first = s.worker(Role::TrustsTheLock, "w1", 5, &[Moment::Acting], 60)?;
+    let mut first = s.start(Role::TrustsTheLock, "w1", 5, &[Moment::Acting], 60)?;
     s.held(&mut first, Moment::Acting, "worker 1")?;
     s.freeze(&mut first)?;
     s.revoke()?;
@@ -86,7 +97,7 @@ pub fn chapter(t: &Transcript, program: Program<'_>) -> Result<(), Halt> {
         "A worker frozen right after taking the lock wakes to find a newer generation installed.",
     );
     let s = scenes.next("L7.4")?;
-    let mut first = s.worker(Role::Yours, "w1", 5, &[Moment::Locked], 60)?;
+    let mut first = s.start(Role::Yours, "w1", 5, &[Moment::Locked], 60)?;
     s.held(&mut first, Moment::Locked, "worker 1")?;
     s.freeze(&mut first)?;
     s.revoke()?;
@@ -96,7 +107,7 @@ pub fn chapter(t: &Transcript, program: Program<'_>) -> Result<(), Halt> {
 
     t.note("The leader's process is killed (SIGKILL) between two holders; the two other members elect a new one.");
     let s = scenes.next("L7.3")?;
-    let mut first = s.worker(Role::Yours, "w1", 5, &[Moment::Acting], 60)?;
+    let mut first = s.start(Role::Yours, "w1", 5, &[Moment::Acting], 60)?;
     s.held(&mut first, Moment::Acting, "worker 1")?;
     s.freeze(&mut first)?;
     let old = cluster.leader(0)?;
@@ -184,27 +195,10 @@ impl Scene<'_> {
         WorkerProcess::start((self.program)(), &spec)
     }
 
-    /// Starts worker 1, which stops at the first of `pause`.
-    fn worker(
-        &self,
-        role: Role,
-        request_id: &str,
-        delta: i64,
-        pause: &[Moment],
-        ttl: i64,
-    ) -> Result<WorkerProcess, Halt> {
-        Ok(self.start(role, request_id, delta, pause, ttl)?)
-    }
-
     /// Waits for `worker` at `moment` and tells what it holds: the lock's
     /// revision, and the generation installed by then.
     fn held(&self, worker: &mut WorkerProcess, moment: Moment, who: &str) -> Result<i64, Halt> {
-        worker.wait_at(moment).map_err(|error| match error {
-            LabError::CoordinatorUnavailable(why) => {
-                Halt(why.replace("the worker finished early: ", ""))
-            }
-            other => Halt::from(other),
-        })?;
+        worker.wait_at(moment)?;
         let token = worker.revisions().last().copied().unwrap_or_default();
         let generation = self.lab.state(A)?.generation;
         self.say(

@@ -12,8 +12,10 @@
 use std::process::Command;
 
 use fencing_lab::claims::Track;
-use fencing_lab::etcd::{Cluster, Coordinator, Job, Moment, Role, Spec, WorkerProcess, cluster};
-use fencing_lab::{Journal, Lab, LabError, describe_error};
+use fencing_lab::etcd::{
+    Cluster, Coordinator, Job, Missed, Moment, Role, Spec, WorkerProcess, cluster,
+};
+use fencing_lab::{Journal, Lab, describe_error};
 
 use crate::support::{A, Check, claim_on};
 
@@ -26,6 +28,15 @@ pub fn claim(id: &str) -> Check {
 enum OnCluster {
     Shared(&'static Cluster),
     Own(Cluster),
+}
+
+impl OnCluster {
+    fn get(&self) -> &Cluster {
+        match self {
+            OnCluster::Shared(cluster) => cluster,
+            OnCluster::Own(cluster) => cluster,
+        }
+    }
 }
 
 /// One test's world: a cluster, a fresh SQLite lab (`fund-A` at
@@ -67,11 +78,7 @@ impl World {
             .unwrap_or("test")
             .replace("::", ".");
         let namespace = format!("{}-{test}", std::process::id());
-        let endpoint = match &cluster {
-            OnCluster::Shared(cluster) => cluster.endpoint(member),
-            OnCluster::Own(cluster) => cluster.endpoint(member),
-        }
-        .to_owned();
+        let endpoint = cluster.get().endpoint(member).to_owned();
         let coordinator = Coordinator::connect(std::slice::from_ref(&endpoint), &namespace)
             .unwrap_or_else(|error| c.not_run("connect to the cluster", describe_error(&error)));
         World {
@@ -85,10 +92,7 @@ impl World {
 
     /// The cluster.
     pub fn cluster(&self) -> &Cluster {
-        match &self.cluster {
-            OnCluster::Shared(cluster) => cluster,
-            OnCluster::Own(cluster) => cluster,
-        }
+        self.cluster.get()
     }
 
     /// Starts a worker process on `job`, stopping at `pause`.
@@ -156,20 +160,12 @@ pub trait Expect<T> {
     fn or_fail(self, c: &Check, step: &str) -> T;
 }
 
-impl<T> Expect<T> for Result<T, LabError> {
+impl<T, E: Into<Missed>> Expect<T> for Result<T, E> {
     #[track_caller]
     fn or_fail(self, c: &Check, step: &str) -> T {
-        self.unwrap_or_else(|error| match error {
-            LabError::CoordinatorUnavailable(why)
-                if why.starts_with("the worker finished early: ") =>
-            {
-                c.fail(
-                    step,
-                    "the worker gets there",
-                    why.trim_start_matches("the worker finished early: "),
-                )
-            }
-            other => c.not_run(step, describe_error(&other)),
+        self.unwrap_or_else(|error| match error.into() {
+            Missed::Finished(outcome) => c.fail(step, "the worker gets there", outcome),
+            Missed::Harness(error) => c.not_run(step, describe_error(&error)),
         })
     }
 }

@@ -76,19 +76,26 @@ pub fn run_lesson(
 }
 
 /// The whole lab, all six lessons (and the PostgreSQL chapter with the
-/// feature `postgres`, the etcd chapter with the feature `etcd`). The etcd
-/// chapter starts its workers as processes of the running program, which
-/// must call [`crate::etcd::serve_if_worker`] first thing (`lab` does).
-pub fn run_all() -> (Transcript, bool) {
-    let transcript = Transcript::new();
+/// feature `postgres`, the etcd chapter with the feature `etcd`), each on a
+/// transcript of its own handed to `told` as soon as the lesson ends, so a
+/// reader sees each lesson as it finishes. Returns whether every lesson ran
+/// to its end. The etcd chapter starts its workers as processes of the
+/// running program, which must call [`crate::etcd::serve_if_worker`] first
+/// thing (`lab` does).
+pub fn run_all(mut told: impl FnMut(&Transcript)) -> bool {
     let mut complete = true;
+    let mut tell = |lesson: &Lesson, scenario: &dyn Fn(&Transcript) -> Result<(), Halt>| {
+        let transcript = Transcript::new();
+        complete &= run_lesson(&transcript, lesson, scenario);
+        told(&transcript);
+    };
     for (lesson, scenario) in SCENARIOS {
-        complete &= run_lesson(&transcript, &lesson, scenario);
+        tell(&lesson, &scenario);
     }
     #[cfg(feature = "postgres")]
     {
         let (lesson, scenario) = POSTGRES;
-        complete &= run_lesson(&transcript, &lesson, scenario);
+        tell(&lesson, &scenario);
     }
     #[cfg(feature = "etcd")]
     {
@@ -97,11 +104,11 @@ pub fn run_all() -> (Transcript, bool) {
                 std::env::current_exe().unwrap_or_else(|_| "/proc/self/exe".into()),
             )
         };
-        complete &= run_lesson(&transcript, &crate::etcd::story::LESSON, |t| {
+        tell(&crate::etcd::story::LESSON, &|t| {
             crate::etcd::story::chapter(t, &program)
         });
     }
-    (transcript, complete)
+    complete
 }
 
 /// L1: a worker's decision outlives its authority.

@@ -14,9 +14,9 @@ pub fn work(worker: &mut Worker, job: &Job) -> Result<Outcome, LabError> {
     let token = held.revision;
     match worker.install_generation(&job.resource, token) {
         Ok(()) => {}
-        // Installed already, by this same holding of the lock.
-        Err(LabError::NotHigher { installed, .. }) if installed == token => {}
-        // A newer holder was here while this worker was away: stop.
+        // A newer holder was here while this worker was away: stop. (Each
+        // job takes a lock key of its own, so no other holder ever had
+        // this token: an installed generation that is not lower is newer.)
         Err(LabError::NotHigher { installed, .. }) => {
             return Err(LabError::Superseded { token, installed });
         }

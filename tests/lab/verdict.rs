@@ -66,12 +66,8 @@ pub fn open() {
         }
         let default = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-                .unwrap_or("a panic without a message");
+            let message =
+                fencing_lab::panic_message(info.payload()).unwrap_or("a panic without a message");
             LAST_PANIC.with(|last| *last.borrow_mut() = message.to_owned());
             default(info);
         }));

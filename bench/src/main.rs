@@ -3,7 +3,7 @@
 //! connections) and, with the feature `postgres`, on PostgreSQL.
 //!
 //! ```text
-//! cargo run --release -p fencing-bench -- [--quick] [--out DIR] [--seconds S]
+//! cargo run --release --manifest-path bench/Cargo.toml -- [--quick] [--out DIR] [--seconds S]
 //!     [--rounds N] [--connections 1,2,4,8] [--cases abcde]
 //! ```
 //!

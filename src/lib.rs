@@ -19,7 +19,8 @@
 //!
 //! # Layout
 //!
-//! - [`claims`]: the claim catalogue (ids, one-line claims, points, hints).
+//! - [`claims`]: the claim catalogue (ids, one-line claims, points, hints),
+//!   the package `claims/`, shared with the grader.
 //! - [`db`]: the lab file, its schema, connections ([`Destination`]) and
 //!   transactions ([`Tx`]).
 //! - [`checkpoint`]: where a test pauses the destination or injects a fault.
@@ -44,7 +45,6 @@
 //! - `exercises/` and `solutions/`: the two functions, stub and reference.
 
 pub mod checkpoint;
-pub mod claims;
 pub mod counterexample;
 pub mod db;
 pub mod durability;
@@ -70,6 +70,9 @@ pub use checkpoint::Checkpoint;
 pub use db::{Destination, Journal, Lab, Record, State, Tx};
 pub use error::LabError;
 pub use external::ExternalApi;
+/// The claim catalogue (the package `lab-claims`): claims, points, tracks and
+/// the hints asked by step.
+pub use lab_claims as claims;
 pub use store::{Session, Store};
 
 /// The learner's code, or the reference with `--features solutions`.

@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::claims::Track;
 use crate::class;
 use crate::output::Shard;
 
@@ -19,6 +20,12 @@ usage:
   cargo grade --submissions DIR --out OUTDIR [--shard K/N] [--expect FILE]
       grade a class: every folder of DIR is one submission, holding
       exercises/apply.rs and exercises/install_generation.rs, or the files alone
+  cargo grade --hint CLAIM [LEVEL] [--postgres | --etcd]
+      the next level of the hint a failing step of CLAIM (L4.9) asked: a
+      failure prints level 1, a question; this prints level 2, then 3, the
+      answer (or LEVEL, 1 to 3). It runs the claim's tests to find the step
+  cargo grade --claims
+      every claim's statement, lesson by lesson: what each test expects
   cargo grade --merge SHARD_OUT... --out OUTDIR [--expect FILE]
       merge the output folders of a class graded in shards into one, the same
       bytes as grading it in one go
@@ -75,6 +82,17 @@ pub enum Mode {
     },
     /// Grade a class.
     Class(class::Options),
+    /// The next level of a claim's (or a named) hint.
+    Hint {
+        /// A claim's id (`L4.9`) or a hint's (`replay-applied-again`).
+        what: String,
+        /// The level asked for; the next one when `None`.
+        level: Option<usize>,
+        /// The track whose tests are run.
+        track: Track,
+    },
+    /// Every claim's statement.
+    Claims,
     /// Merge shards.
     Merge {
         /// The shards' output folders.
@@ -97,9 +115,27 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     let mut build_limit = Duration::from_secs(600);
     let (mut solutions, mut sandbox, mut shard) = (false, true, None);
     let mut merge: Option<Vec<PathBuf>> = None;
+    let (mut hint, mut level, mut track) = (None::<String>, None, Track::Sqlite);
     while let Some(arg) = parser.next().map_err(message)? {
         match arg {
             Short('h') | Long("help") => return Ok(Mode::Help),
+            Long("claims") => return Ok(Mode::Claims),
+            Long("hint") => {
+                hint = Some(
+                    parser
+                        .value()
+                        .map_err(message)?
+                        .to_string_lossy()
+                        .into_owned(),
+                )
+            }
+            Value(value) if hint.is_some() && level.is_none() => {
+                let text = value.to_string_lossy();
+                level = match text.parse::<usize>() {
+                    Ok(number @ 1..=3) => Some(number),
+                    _ => return Err(format!("a hint's level is 1, 2 or 3, not {text:?}")),
+                };
+            }
             Long("submissions") => {
                 submissions = Some(PathBuf::from(parser.value().map_err(message)?))
             }
@@ -108,8 +144,14 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
             Long("timeout") => test_limit = seconds(&mut parser, "--timeout")?,
             Long("build-timeout") => build_limit = seconds(&mut parser, "--build-timeout")?,
             Long("solutions") => solutions = true,
-            Long("postgres") => crate::score::grade_postgres(),
-            Long("etcd") => crate::score::grade_etcd(),
+            Long("postgres") => {
+                crate::score::grade_postgres();
+                track = Track::Postgres;
+            }
+            Long("etcd") => {
+                crate::score::grade_etcd();
+                track = Track::Etcd;
+            }
             Long("no-sandbox") => sandbox = false,
             Long("shard") => {
                 let value = parser.value().map_err(message)?;
@@ -123,6 +165,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
             }
             _ => return Err(message(arg.unexpected())),
         }
+    }
+    if let Some(what) = hint {
+        return Ok(Mode::Hint { what, level, track });
     }
     if solutions && (submissions.is_some() || merge.is_some()) {
         return Err("--solutions is for the scorecard, not for a class".to_owned());

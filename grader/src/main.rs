@@ -4,15 +4,17 @@
 //! sections.
 //!
 //! The grader is a package of its own, so the learner's build never compiles
-//! or links it, and it does not link the lab either: it reads the claim
-//! catalogue's source (`src/claims.rs`, the lab's `fencing_lab::claims`) and
-//! defines no claim or point of its own. A learner's code that does not
+//! or links it, and it does not link the lab either: it links the claim
+//! catalogue (the package `lab-claims` in `claims/`, the lab's
+//! `fencing_lab::claims`) and defines no claim or point of its own. A learner's code that does not
 //! compile still gets a scorecard.
 //!
 //! # Layout
 //!
 //! - `cli`: the command line.
 //! - `scorecard`: no arguments, this checkout's scorecard.
+//! - `hint`: `--hint`, the next level of a failing step's hint, and
+//!   `--claims`, every claim's statement.
 //! - `class`: batch grading, one submission after the other.
 //! - `submission`: which folders are submissions, and reading their files.
 //! - `scratch`: the scratch copy of the lab a class is built in.
@@ -27,12 +29,10 @@
 //! - `report`: gradebook, results.json, summary, class rules, `--expect`.
 //! - `html`: `index.html`, the class report.
 
-#[path = "../../src/claims.rs"]
-#[allow(dead_code)]
-mod claims;
 mod class;
 mod cli;
 mod flags;
+mod hint;
 mod html;
 mod libtest;
 mod output;
@@ -48,6 +48,9 @@ mod verdicts;
 
 use std::process::ExitCode;
 
+/// The lab's claim catalogue, as `crate::claims` for every module here.
+use lab_claims as claims;
+
 fn main() -> ExitCode {
     let result = match cli::parse(std::env::args_os().skip(1)) {
         Ok(cli::Mode::Help) => {
@@ -61,6 +64,8 @@ fn main() -> ExitCode {
             sandbox,
         }) => scorecard::grade(solutions, test_limit, build_limit, sandbox),
         Ok(cli::Mode::Class(options)) => class::grade(&options),
+        Ok(cli::Mode::Hint { what, level, track }) => hint::show(&what, level, track),
+        Ok(cli::Mode::Claims) => Ok(hint::list_claims()),
         Ok(cli::Mode::Merge {
             shards,
             out,

@@ -20,6 +20,7 @@ const REPOSITORY: &[&str] = &[
     "Cargo.toml",
     "Cargo.lock",
     ".cargo",
+    "claims",
     "src",
     "tests/lab",
     "exercises",

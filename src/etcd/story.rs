@@ -124,7 +124,7 @@ pub fn chapter(t: &Transcript, program: Program<'_>) -> Result<(), Halt> {
     s.second_holder("w2", 3)?;
     s.wake(first, "w1", 5)?;
     s.observe()?;
-    t.note("Lost responses retried after the lock changed hands, and where a token must not come from, are L7.5's and L7.6's tests (tests/lab/etcd/).");
+    t.note("Lost responses retried after the lock changed hands, and where a token must not come from, are L7.5's and L7.6's tests (tests/lab/l7_etcd/).");
     Ok(())
 }
 

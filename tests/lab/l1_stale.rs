@@ -1,7 +1,7 @@
 //! L1: authority can become stale. (The exploration of every interleaving,
 //! L1.3, is in `l1_interleavings.rs`.)
 
-use fencing_lab::{Checkpoint, Session};
+use fencing_lab::{Checkpoint, Session, describe};
 use rstest::rstest;
 
 use super::{Lab, claim, lab};
@@ -41,9 +41,9 @@ fn l1_2_install_between_check_and_write_passes_a_worker_side_check_but_not_apply
     });
     let written = worker.unfenced_write(A, 1, 5);
     c.same(
-        "worker-side check, then write +5",
-        "Ok(5)",
-        format!("{written:?}"),
+        "worker-side check, then write +5 (the value it leaves)",
+        "5",
+        describe(&written),
     );
     // The stale write got through under generation 2.
     c.state(&lab, A, 2, 5);

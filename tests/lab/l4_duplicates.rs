@@ -1,6 +1,6 @@
 //! L4: authority does not remove duplicates.
 
-use fencing_lab::Session;
+use fencing_lab::{Session, describe};
 use rstest::rstest;
 
 use super::{Lab, claim, lab};
@@ -152,8 +152,14 @@ fn l4_9_lost_response_retry_gets_the_stored_result_and_applies_once(lab: Lab) {
     let (mut a, mut b) = (lab.connect().unwrap(), lab.connect().unwrap());
     let mut authority = lab.connect().unwrap();
 
-    // A's request commits; its response is lost on the way back.
-    let _lost = a.apply(A, 1, "a-1", 5);
+    // A's request commits; its response is lost on the way back (the test
+    // still reads it, so that a call that failed says so here).
+    let lost = a.apply(A, 1, "a-1", 5);
+    c.same(
+        "apply(fund-A, generation 1, \"a-1\", +5), whose response is then lost",
+        applied(5),
+        describe(&lost),
+    );
     c.state(&lab, A, 1, 5);
     // Meanwhile B's request lands.
     c.apply(&mut b, (A, 1, "b-1", 3), applied(8));

@@ -7,7 +7,7 @@ use std::fmt::Display;
 use std::rc::Rc;
 
 use fencing_lab::checkpoint;
-use fencing_lab::claims::{self, Claim, Track};
+use fencing_lab::claims::{self, Claim, Track, hints};
 use fencing_lab::{
     Checkpoint, Journal, Lab, LabError, Record, Session, Store, describe, describe_error,
 };
@@ -31,7 +31,7 @@ pub struct Check {
     _verdict: crate::verdict::Guard,
 }
 
-/// The checks of claim `id` (as in CURRICULUM.md: `"L4.2"`) on SQLite.
+/// The checks of claim `id` (`"L4.2"`, as in `claims/src/lib.rs`) on SQLite.
 pub fn claim(id: &str) -> Check {
     claim_on(Track::Sqlite, id)
 }
@@ -39,10 +39,10 @@ pub fn claim(id: &str) -> Check {
 /// The checks of claim `id` on `track`.
 pub fn claim_on(track: Track, id: &str) -> Check {
     quiet_todo_panics();
-    let claim = claims::claim(id).unwrap_or_else(|| panic!("no claim {id} in src/claims.rs"));
+    let claim = claims::claim(id).unwrap_or_else(|| panic!("no claim {id} in claims/src/lib.rs"));
     assert!(
         claim.on(track),
-        "claim {id} is not checked on {} (src/claims.rs)",
+        "claim {id} is not checked on {} (claims/src/lib.rs)",
         track.name()
     );
     Check {
@@ -63,23 +63,42 @@ pub fn not_checked(what: impl Display, why: impl Display) -> ! {
 }
 
 impl Check {
-    /// Fails the test with the claim, the step, what was expected and what
-    /// happened.
+    /// Fails the test with the claim, the step, what was expected, what
+    /// happened, the file to open and the step's hint: a question chosen by
+    /// what the step saw (`claims::hints::for_step`), with the command that
+    /// asks for more. An unfinished stub's failure is one line.
     #[track_caller]
     pub fn fail(&self, step: impl Display, expected: impl Display, got: impl Display) -> ! {
+        let (expected, got) = (expected.to_string(), got.to_string());
         let files: Vec<String> = self
             .claim
             .files
             .iter()
             .map(|file| self.track.exercise_file(file))
             .collect();
+        let hint = hints::for_step(self.claim, self.track, &expected, &got);
+        if hint.id == "not-implemented" {
+            // One line (libtest adds the line break): the file to open is in
+            // `got`, and 85 stubs' failures must fit on a few screens.
+            panic!(
+                "claim {id} failed on {track}: {got}",
+                id = self.claim.id,
+                track = self.track.name(),
+            );
+        }
+        let track_flag = match self.track {
+            Track::Sqlite => "",
+            Track::Postgres => " --postgres",
+            Track::Etcd => " --etcd",
+        };
         panic!(
-            "\nclaim {id} failed on {track}: {text}\n  step:     {step}\n  expected: {expected}\n  got:      {got}\n  open:     {files}\n  hint:     {hint}\n",
+            "\nclaim {id} failed on {track}: {text}\n  step:     {step}\n  expected: {expected}\n  got:      {got}\n  open:     {files}\n  hint:     {question}\n  more:     cargo grade --hint {id}{track_flag}   [hint {hint_id}]\n",
             id = self.claim.id,
             track = self.track.name(),
             text = self.claim.text,
             files = files.join(" and "),
-            hint = self.claim.hint_on(self.track),
+            question = hint.level(1),
+            hint_id = hint.id,
         )
     }
 
@@ -210,10 +229,39 @@ impl Check {
 /// An unfinished stub panics with `todo!()`; the harness turns that into
 /// "not implemented yet: open <file>", which the claim's message shows. The
 /// default report of the same panic would only push that message down, so
-/// it is left out. Every other panic is reported as usual.
+/// it is left out. A claim's failure prints its message and nothing else:
+/// no "thread panicked at" line and no stack trace, whatever
+/// `RUST_BACKTRACE` says, since the message already names the claim, the
+/// step and the file. Every other panic is reported as usual.
 pub fn quiet_todo_panics() {
+    // First, so that the verdict channel's hook (which records the message)
+    // wraps this one, not the default report.
+    claim_failures_as_messages();
     crate::verdict::open();
     fencing_lab::quiet_todo_panics();
+}
+
+/// Reports a claim's failure (and a NOT CHECKED) as its message alone.
+fn claim_failures_as_messages() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            match fencing_lab::panic_message(info.payload()) {
+                Some(message) if is_claim_failure(message) => eprint!("{message}"),
+                _ => report(info),
+            }
+        }));
+    });
+}
+
+/// Whether a panic's message is one [`Check`], [`not_checked`] or the
+/// transcripts' comparison wrote.
+fn is_claim_failure(message: &str) -> bool {
+    let message = message.trim_start_matches('\n');
+    message.starts_with("claim L")
+        || message.starts_with("NOT CHECKED: ")
+        || message.starts_with("the story of L")
 }
 
 fn list(items: &[String]) -> String {

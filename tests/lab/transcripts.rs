@@ -1,7 +1,14 @@
-//! The story of each lesson, as `cargo run` prints it, pinned by a snapshot.
-//! A change to what the lab says shows up here as a diff to review
-//! (`cargo insta review`, or `INSTA_UPDATE=always cargo test`).
+//! The story of each lesson, as `cargo run` prints it, held against the
+//! reference's story in `snapshots/`.
+//!
+//! Against your exercises, a story that differs fails with the first line
+//! that differs, the claim that line belongs to, and the file to open: the
+//! claim's own tests say what is wrong. The snapshots are the reference's
+//! story and are never yours to accept. Against the reference
+//! (`--features solutions`), a change to what the lab says is a snapshot diff
+//! for the course's authors to review (`cargo insta review`).
 
+use fencing_lab::claims;
 use fencing_lab::story::{self, SCENARIOS};
 use fencing_lab::transcript::Transcript;
 use rstest::rstest;
@@ -18,13 +25,109 @@ fn lesson_transcript(#[case] index: usize, #[case] name: &str) {
     let (lesson, scenario) = SCENARIOS[index];
     let transcript = Transcript::new();
     let complete = story::run_lesson(&transcript, &lesson, scenario);
-    // An unfinished lesson is not a transcript to review: say why it
-    // stopped instead of writing a pending snapshot.
-    assert!(
-        complete,
-        "\nlesson {} stopped early; its transcript so far:\n{}",
-        lesson.id,
-        transcript.render()
+    let story = transcript.render();
+    if cfg!(feature = "solutions") {
+        // An unfinished lesson is not a transcript to review: say why it
+        // stopped instead of writing a pending snapshot.
+        assert!(
+            complete,
+            "\nlesson {} stopped early; its transcript so far:\n{story}",
+            lesson.id,
+        );
+        insta::assert_snapshot!(name, story);
+    } else if let Some(difference) = first_difference(&reference(name), &story) {
+        panic!("{}", difference.explain(lesson.id));
+    }
+}
+
+/// The reference's story of a lesson: its snapshot file, less insta's header.
+fn reference(name: &str) -> String {
+    let path = format!(
+        "{}/tests/lab/snapshots/lab__transcripts__{name}.snap",
+        env!("CARGO_MANIFEST_DIR")
     );
-    insta::assert_snapshot!(name, transcript.render());
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("the reference's story {path}: {error}"));
+    // `---`, the header's fields, `---`, then the story.
+    text.splitn(3, "---\n")
+        .nth(2)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The first line where two stories part.
+struct Difference {
+    line: usize,
+    reference: Option<String>,
+    yours: Option<String>,
+}
+
+fn first_difference(reference: &str, yours: &str) -> Option<Difference> {
+    let (mut reference, mut yours) = (reference.lines(), yours.lines());
+    for line in 1.. {
+        let (expected, got) = (reference.next(), yours.next());
+        if expected.is_none() && got.is_none() {
+            return None;
+        }
+        if expected != got {
+            return Some(Difference {
+                line,
+                reference: expected.map(str::to_owned),
+                yours: got.map(str::to_owned),
+            });
+        }
+    }
+    None
+}
+
+impl Difference {
+    /// The failure: the line, both versions, the claim it belongs to (from
+    /// its `[LX.Y]` label) and where to look next.
+    fn explain(&self, lesson: &str) -> String {
+        let label = |line: &Option<String>| {
+            line.as_deref()
+                .and_then(|line| line.trim_start().strip_prefix('['))
+                .and_then(|rest| rest.split_once(']'))
+                .and_then(|(id, _)| claims::claim(id))
+        };
+        let claim = label(&self.reference).or_else(|| label(&self.yours));
+        // An unfinished stub: one line, like a claim's failure on a stub.
+        if let Some(stub) = self
+            .yours
+            .as_deref()
+            .and_then(|line| line.find("-> ").map(|at| &line[at + 3..]))
+            .filter(|said| said.contains("is not implemented yet"))
+        {
+            let claim = claim.map_or(String::new(), |claim| format!(" (claim {})", claim.id));
+            return format!(
+                "the story of {lesson} stops at its line {}{claim}: {stub}",
+                self.line
+            );
+        }
+        let shown = |line: &Option<String>| {
+            line.as_deref()
+                .map_or("(the story ends here)".to_owned(), |line| {
+                    line.trim().to_owned()
+                })
+        };
+        let mut out = format!(
+            "\nthe story of {lesson} differs from the reference's at its line {}\n  reference: {}\n  yours:     {}\n",
+            self.line,
+            shown(&self.reference),
+            shown(&self.yours),
+        );
+        if let Some(claim) = claim {
+            let files: Vec<&str> = claim.files.to_vec();
+            out.push_str(&format!(
+                "  claim:     {} {}\n  open:      {}\n  next:      cargo test {} (the claim's own tests say which step fails); cargo run prints the whole story\n",
+                claim.id,
+                claim.text,
+                files.join(" and "),
+                claim.test_prefix(),
+            ));
+        } else {
+            out.push_str("  next:      cargo run prints the whole story\n");
+        }
+        out
+    }
 }

@@ -1,10 +1,18 @@
 //! The claim catalogue: every claim the lab makes, in the lesson's order,
-//! with its points and where a learner should look when it fails.
+//! with its points, its tracks and the files it judges; and, in [`hints`],
+//! what a learner is asked when one of its steps fails.
 //!
-//! This is the one place claims are defined. The graded tests name their
-//! claim by id (a test `l4_2_…` belongs to L4.2), their failure messages
-//! quote it, the transcript heads its lines with it, and the grader sums its
-//! points.
+//! This is the one place claims are defined, a package of its own so that the
+//! lab (`fencing_lab::claims`), its graded tests and the grader link the same
+//! catalogue. The graded tests name their claim by id (a test `l4_2_…`
+//! belongs to L4.2), their failure messages quote it, the transcript heads its
+//! lines with it, and the grader sums its points.
+//!
+//! The statements below say what each test expects. The hints, which go from
+//! a question to the answer, live apart in [`hints`]: a learner reading the
+//! claims is not handed the solution.
+
+pub mod hints;
 
 /// One of the six lessons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,13 +34,8 @@ pub struct Claim {
     pub points: u32,
     /// The exercise files whose decisions the claim tests.
     pub files: &'static [&'static str],
-    /// What to think about when it fails.
-    pub hint: &'static str,
     /// The destinations it is checked on.
     pub tracks: &'static [Track],
-    /// The hint on PostgreSQL, where the lock is taken differently; `None`
-    /// when [`hint`](Self::hint) fits both.
-    pub postgres_hint: Option<&'static str>,
 }
 
 /// A destination the graded suite runs against. Each track is graded on
@@ -71,13 +74,13 @@ impl Track {
     }
 
     /// The track of a graded test, from its name: the PostgreSQL tests sit
-    /// under the module `postgres::`, the etcd tests under `etcd::`,
+    /// under the module `postgres::`, the etcd tests under `l7_etcd::`,
     /// everything else is SQLite's.
     pub fn of_test(test_name: &str) -> Track {
         let mut segments = test_name.split("::");
         if segments.clone().any(|segment| segment == "postgres") {
             Track::Postgres
-        } else if segments.any(|segment| segment == "etcd") {
+        } else if segments.any(|segment| segment == "l7_etcd") {
             Track::Etcd
         } else {
             Track::Sqlite
@@ -113,14 +116,6 @@ impl Claim {
             .into_iter()
             .find(|lesson| lesson.id == prefix)
             .unwrap_or(LESSONS[0])
-    }
-
-    /// The hint for a failure on `track`.
-    pub fn hint_on(&self, track: Track) -> &'static str {
-        match (track, self.postgres_hint) {
-            (Track::Postgres, Some(hint)) => hint,
-            _ => self.hint,
-        }
     }
 
     /// Whether the claim is checked on `track`.
@@ -189,20 +184,14 @@ pub const CLAIMS: &[Claim] = &[
         text: "a worker that read generation 1 is rejected as stale once 2 is installed",
         points: 1,
         files: BOTH,
-        hint: "apply must compare the presented generation with the one installed now, \
-               not trust what the worker read earlier; install_generation must really write",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L1.2",
         text: "no pause is needed: an install between the worker's check and its write is caught only by apply",
         points: 1,
         files: BOTH,
-        hint: "the worker-side check lets the stale write through; apply must check the \
-               generation itself, in the transaction that writes",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L1.3",
@@ -210,10 +199,7 @@ pub const CLAIMS: &[Claim] = &[
                the worker-side check breaks one",
         points: 1,
         files: BOTH,
-        hint: "take the write lock before reading the generation and keep it until the commit; \
-               record each request with the result and the generation, in the same transaction",
         tracks: SQLITE,
-        postgres_hint: None,
     },
     Claim {
         id: "L1.4",
@@ -221,67 +207,49 @@ pub const CLAIMS: &[Claim] = &[
                after the authority's process installs the next generation",
         points: 1,
         files: BOTH,
-        hint: "the destination decides, whoever connects: compare the presented generation with \
-               the one read under the row lock",
         tracks: POSTGRES,
-        postgres_hint: None,
     },
     Claim {
         id: "L2.1",
         text: "resources are independent: a new generation on fund-A leaves fund-B at 1",
         points: 1,
         files: BOTH,
-        hint: "read and write the generation of the resource you were given, and only that one",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L2.2",
         text: "an invented higher generation is rejected as never issued, distinct from stale",
         points: 1,
         files: APPLY_ONLY,
-        hint: "accept only equality: `>=` lets a worker invent 3 while 2 is installed; \
-               higher is NeverIssued, lower is Stale",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L2.3",
         text: "the installed generation is accepted and apply returns the new value",
         points: 1,
         files: APPLY_ONLY,
-        hint: "on success return Outcome::Applied with the value after the delta, and commit",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L2.4",
         text: "install_generation refuses an equal or lower generation and changes nothing",
         points: 1,
         files: INSTALL_ONLY,
-        hint: "a new generation must be strictly higher than the installed one (NotHigher)",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L2.5",
         text: "an unknown resource is a clear error and nothing is created",
         points: 1,
         files: BOTH,
-        hint: "let the UnknownResource error from installed_generation through with `?`; \
-               never insert a resource",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L2.6",
         text: "granted but not installed: generation 2 is rejected until the authority installs it",
         points: 1,
         files: APPLY_ONLY,
-        hint: "the destination knows only what is installed: a higher number is NeverIssued \
-               even if somebody promised it",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L2.7",
@@ -289,56 +257,35 @@ pub const CLAIMS: &[Claim] = &[
                small pure model of the contract",
         points: 1,
         files: BOTH,
-        hint: "the failing sequence is already shrunk: replay it by hand against the reference \
-               semantics (validate, IMMEDIATE, equal generation, record, checked add, commit)",
         tracks: SQLITE,
-        postgres_hint: None,
     },
     Claim {
         id: "L3.1",
         text: "while another connection holds the write lock, apply fails as contention, then succeeds",
         points: 1,
         files: APPLY_ONLY,
-        hint: "contention is not a rejection: pass the Contention error through unchanged, \
-               and do not turn it into a generation error",
         tracks: EVERYWHERE,
-        postgres_hint: Some(
-            "a row lock held elsewhere is contention, not a rejection: pass the Contention \
-             error (SQLSTATE 55P03) through unchanged",
-        ),
     },
     Claim {
         id: "L3.2",
         text: "between validation and effect apply holds the write lock: an install is refused by contention",
         points: 1,
         files: APPLY_ONLY,
-        hint: "a DEFERRED transaction, or a generation read before BEGIN, leaves a gap: \
-               BEGIN IMMEDIATE before reading the generation",
         tracks: EVERYWHERE,
-        postgres_hint: Some(
-            "a plain read locks nothing: lock the row (tx.lock_row) before reading the \
-             generation, and keep it until the commit",
-        ),
     },
     Claim {
         id: "L3.3",
         text: "install_generation takes the write lock the same way",
         points: 1,
         files: INSTALL_ONLY,
-        hint: "install_generation also reads then writes: BEGIN IMMEDIATE before the read",
         tracks: EVERYWHERE,
-        postgres_hint: Some(
-            "install_generation also reads then writes: tx.lock_row before the read",
-        ),
     },
     Claim {
         id: "L3.4",
         text: "the transaction claims hold in both the rollback-journal and the WAL mode",
         points: 1,
         files: BOTH,
-        hint: "IMMEDIATE takes the write lock in both modes; DEFERRED holds none in either",
         tracks: SQLITE,
-        postgres_hint: None,
     },
     Claim {
         id: "L3.5",
@@ -346,10 +293,7 @@ pub const CLAIMS: &[Claim] = &[
                after it commits, apply succeeds",
         points: 1,
         files: APPLY_ONLY,
-        hint: "another process's write lock is contention, not a verdict: BEGIN IMMEDIATE \
-               before reading the generation, and pass Contention through unchanged",
         tracks: SQLITE,
-        postgres_hint: None,
     },
     Claim {
         id: "L3.6",
@@ -363,10 +307,7 @@ pub const CLAIMS: &[Claim] = &[
         // L3.2 a missing transaction.
         points: 0,
         files: BOTH,
-        hint: "let every Contention error through unchanged (the caller retries it); reject only \
-               on the generation read inside the IMMEDIATE transaction",
         tracks: SQLITE,
-        postgres_hint: None,
     },
     Claim {
         id: "L3.7",
@@ -374,92 +315,70 @@ pub const CLAIMS: &[Claim] = &[
                leaves fund-B free, where SQLite's write lock would hold both",
         points: 1,
         files: BOTH,
-        hint: "lock the row of the resource you change, and only that row: tx.lock_row(resource)",
         tracks: POSTGRES,
-        postgres_hint: None,
     },
     Claim {
         id: "L4.1",
         text: "the same intent twice is applied once; the replay returns the stored result",
         points: 1,
         files: APPLY_ONLY,
-        hint: "record every applied request and look it up (by resource and request id) \
-               before applying",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L4.2",
         text: "r1 (+7) returns 7, r2 (+5) makes 12, replaying r1 returns 7 and leaves 12",
         points: 1,
         files: APPLY_ONLY,
-        hint: "a replay returns the result stored with the record, not the current value",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L4.3",
         text: "the same request id with a different delta is a conflict and changes nothing",
         points: 1,
         files: APPLY_ONLY,
-        hint: "compare the stored delta before answering with the stored result",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L4.4",
         text: "records are keyed by resource and request id: r1 on fund-A and on fund-B are two requests",
         points: 1,
         files: APPLY_ONLY,
-        hint: "look the record up by resource AND request id",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L4.5",
         text: "the generation is not a deduplication key: two request ids under one generation both apply",
         points: 1,
         files: APPLY_ONLY,
-        hint: "the request id identifies the intent; the generation only says who may act",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L4.6",
         text: "the generation is checked before the record: a stale replay is rejected as stale",
         points: 1,
         files: APPLY_ONLY,
-        hint: "check the generation first; a worker that lost authority must not learn \
-               results through replays",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L4.7",
         text: "the same request under a newer installed generation is a replay, not a second effect",
         points: 1,
         files: APPLY_ONLY,
-        hint: "the record is keyed by resource and request id, not by generation",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L4.8",
         text: "rejections store nothing: no record after a stale, never-issued, conflicting or failed apply",
         points: 1,
         files: APPLY_ONLY,
-        hint: "write the record only on the success path, in the same transaction as the value",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L4.9",
         text: "a lost response: the worker's retry gets the stored result, and nothing applies twice",
         points: 1,
         files: APPLY_ONLY,
-        hint: "the retry is a replay: answer from the record, even if other requests moved the value since",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L4.10",
@@ -468,11 +387,7 @@ pub const CLAIMS: &[Claim] = &[
                tries again), never another error, and the effect happens once",
         points: 1,
         files: APPLY_ONLY,
-        hint: "look the record up inside the transaction that writes it, after BEGIN IMMEDIATE: \
-               a lookup made before the write lock lets a duplicate in between, and its insert \
-               then fails on the record's primary key",
         tracks: SQLITE,
-        postgres_hint: None,
     },
     Claim {
         id: "L4.11",
@@ -480,47 +395,35 @@ pub const CLAIMS: &[Claim] = &[
                form, one more byte, a longer id with the same start) are two requests",
         points: 1,
         files: APPLY_ONLY,
-        hint: "store and look up the request id exactly as it was sent: do not trim, lowercase, \
-               normalize or shorten it",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L5.1",
         text: "a fault between the value and the record rolls back both; the retry applies once",
         points: 1,
         files: APPLY_ONLY,
-        hint: "the value and the record must be written in one transaction, committed once at the end",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L5.2",
         text: "an external call made inside apply is not undone by the rollback",
         points: 1,
         files: APPLY_ONLY,
-        hint: "the ledger keeping the call is the limit this claim shows, not a bug to fix; if \
-               the value or the record survived the fault, write both in one transaction",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L5.3",
         text: "a direct SQL write bypasses the contract even though a newer generation is installed",
         points: 1,
         files: BOTH,
-        hint: "the contract covers only writes that go through apply (a limit, not a bug to fix)",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L5.4",
         text: "restoring an old generation makes that generation's requests accepted again",
         points: 1,
         files: BOTH,
-        hint: "apply trusts the installed generation, whatever put it there (a limit, not a bug to fix)",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L5.5",
@@ -528,9 +431,7 @@ pub const CLAIMS: &[Claim] = &[
                (not a crash test)",
         points: 1,
         files: BOTH,
-        hint: "commit: what is not committed is gone when the connection closes",
         tracks: EVERYWHERE,
-        postgres_hint: None,
     },
     Claim {
         id: "L5.6",
@@ -538,31 +439,21 @@ pub const CLAIMS: &[Claim] = &[
                killed after commit keeps both",
         points: 1,
         files: APPLY_ONLY,
-        hint: "write the value and the record in one transaction and commit once, at the end: \
-               SQLite discards an uncommitted transaction when the process dies",
         tracks: SQLITE,
-        postgres_hint: None,
     },
     Claim {
         id: "L5.7",
         text: "the sqlite3 shell's direct UPDATE changes the value behind the contract",
         points: 1,
         files: BOTH,
-        hint: "the contract covers only writes that go through apply, whoever else opens the \
-               file (a limit, not a bug to fix)",
         tracks: SQLITE,
-        postgres_hint: None,
     },
     Claim {
         id: "L6.1",
         text: "bad input gets a typed error and changes nothing",
         points: 1,
         files: BOTH,
-        hint: "check the request id and the generation before BEGIN; use checked_add for the value",
         tracks: EVERYWHERE,
-        postgres_hint: Some(
-            "check the request id and the generation before begin; use checked_add for the value",
-        ),
     },
     Claim {
         id: "L7.1",
@@ -572,11 +463,7 @@ pub const CLAIMS: &[Claim] = &[
                new holder's effect",
         points: 1,
         files: WORKER_ONLY,
-        hint: "act with the token you installed, and take it from the lock key's revision: \
-               a token etcd raises for every new holder is what lets the destination tell \
-               the woken worker from the new one",
         tracks: ETCD,
-        postgres_hint: None,
     },
     Claim {
         id: "L7.2",
@@ -585,11 +472,7 @@ pub const CLAIMS: &[Claim] = &[
                is refused",
         points: 1,
         files: WORKER_ONLY,
-        hint: "holding the lock proves nothing once you have been frozen: install your token \
-               before acting and present that token to apply, never the generation you \
-               happen to read",
         tracks: ETCD,
-        postgres_hint: None,
     },
     Claim {
         id: "L7.3",
@@ -598,11 +481,7 @@ pub const CLAIMS: &[Claim] = &[
                refused",
         points: 1,
         files: WORKER_ONLY,
-        hint: "present the token you installed, taken from the lock key's revision: the \
-               revision is the cluster's, replicated by a majority before the lock is granted, \
-               so no new leader ever hands out a lower one",
         tracks: ETCD,
-        postgres_hint: None,
     },
     Claim {
         id: "L7.4",
@@ -610,11 +489,7 @@ pub const CLAIMS: &[Claim] = &[
                installed when it wakes, stops without calling apply",
         points: 1,
         files: WORKER_ONLY,
-        hint: "when install_generation answers NotHigher with a higher installed generation, \
-               someone newer holds the authority: return LabError::Superseded without \
-               calling apply (and do not borrow the newer generation)",
         tracks: ETCD,
-        postgres_hint: None,
     },
     Claim {
         id: "L7.5",
@@ -622,10 +497,7 @@ pub const CLAIMS: &[Claim] = &[
                its original result when retried, after the lock changed hands",
         points: 1,
         files: WORKER_ONLY,
-        hint: "a retry takes the lock again and presents the same request id, unchanged: the \
-               id names the request, not the attempt or the token",
         tracks: ETCD,
-        postgres_hint: None,
     },
     Claim {
         id: "L7.6",
@@ -634,11 +506,7 @@ pub const CLAIMS: &[Claim] = &[
                generation",
         points: 1,
         files: WORKER_ONLY,
-        hint: "use the lock key's revision (Held::revision), not the lease id (it follows the \
-               order leases were granted in) nor a counter of your own (it starts again in \
-               every process)",
         tracks: ETCD,
-        postgres_hint: None,
     },
 ];
 

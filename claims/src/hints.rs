@@ -1,0 +1,992 @@
+//! What a learner is asked when a step of a claim fails.
+//!
+//! A hint belongs to the step that failed, not to the claim: it is chosen by
+//! [`for_step`] from what the step expected and what it got, the two lines a
+//! failure prints, so it speaks to the behaviour the test saw and never
+//! names a mistake the code may not contain. Only where the observation says
+//! nothing specific (an invariant of the explorer, a worker's token on etcd)
+//! does the claim's own hint ([`for_claim`]) speak.
+//!
+//! Every hint has three levels. Level 1, printed with the failure, is a
+//! question that points at the cause. Level 2 says where to look. Level 3 is
+//! the answer; it is printed only when asked for (`cargo grade --hint L4.9`,
+//! once for level 2, again for level 3).
+
+use crate::{Claim, Track};
+
+/// A hint in three levels: a question, a pointer, the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hint {
+    /// A short stable name (`replay-applied-again`), or a claim's id for the
+    /// claim's own hint.
+    pub id: &'static str,
+    /// Level 1, 2 and 3.
+    pub levels: [&'static str; 3],
+}
+
+impl Hint {
+    /// Level `level` (1 to 3; anything above 3 is level 3, below 1 is 1).
+    pub fn level(&self, level: usize) -> &'static str {
+        self.levels[level.clamp(1, 3) - 1]
+    }
+}
+
+/// Looks a hint up by its id: an observation's (`replay-applied-again`) or a
+/// claim's (`L4.9`), on `track`.
+pub fn by_id(id: &str, track: Track) -> Option<Hint> {
+    OBSERVED
+        .iter()
+        .copied()
+        .find(|hint| hint.id == id)
+        .map(|hint| on_track(hint, track))
+        .or_else(|| crate::claim(id).map(|claim| for_claim(claim, track)))
+}
+
+/// The hint for a step of `claim` on `track` that expected `expected` and got
+/// `got`, both as the failure prints them.
+pub fn for_step(claim: &Claim, track: Track, expected: &str, got: &str) -> Hint {
+    let seen = Seen::of(got);
+    // A stub or a panic says the same thing on every track.
+    match seen {
+        Seen::NotImplemented => return find("not-implemented", track),
+        Seen::Panicked => return find("panicked", track),
+        _ => {}
+    }
+    // On etcd the destination is the lab's own; what differs is the token
+    // the worker presents, which only the claim's hint can speak to.
+    if track == Track::Etcd {
+        return for_claim(claim, track);
+    }
+    observed(Seen::of(expected), seen, expected, got)
+        .map_or_else(|| for_claim(claim, track), |id| find(id, track))
+}
+
+/// The claim's own hint, for a step whose observation says nothing more
+/// specific.
+pub fn for_claim(claim: &Claim, track: Track) -> Hint {
+    let levels = CLAIMS
+        .iter()
+        .find(|(id, _, _)| *id == claim.id)
+        .map(|&(_, levels, postgres)| match (track, postgres) {
+            (Track::Postgres, Some(postgres)) => postgres,
+            _ => levels,
+        })
+        .unwrap_or([
+            "Which part of the claim's statement does the step's `got` contradict?",
+            "Run the claim's tests alone (`cargo test lX_Y_`) and follow the failing step.",
+            "Compare the step with the claim's statement line by line.",
+        ]);
+    Hint {
+        id: claim.id,
+        levels,
+    }
+}
+
+fn find(id: &str, track: Track) -> Hint {
+    let hint = OBSERVED
+        .iter()
+        .copied()
+        .find(|hint| hint.id == id)
+        .unwrap_or(OBSERVED[0]);
+    on_track(hint, track)
+}
+
+/// A hint whose answer names SQLite's lock reads PostgreSQL's on that track.
+fn on_track(hint: Hint, track: Track) -> Hint {
+    match (
+        track,
+        POSTGRES_ANSWERS.iter().find(|(id, _)| *id == hint.id),
+    ) {
+        (Track::Postgres, Some(&(_, answer))) => Hint {
+            levels: [hint.levels[0], hint.levels[1], answer],
+            ..hint
+        },
+        _ => hint,
+    }
+}
+
+/// What one line of a failure says, as far as a hint cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    Applied(i64),
+    Replayed(i64),
+    Installed,
+    Stale,
+    NeverIssued,
+    NotHigher,
+    Conflict,
+    Unknown,
+    Overflow,
+    BadInput,
+    Contention,
+    DuplicateKey,
+    DatabaseError,
+    NotImplemented,
+    Panicked,
+    /// `generation G, value V`, the observer's view of a resource.
+    State {
+        generation: i64,
+        value: i64,
+    },
+    /// A list of records (or "no records").
+    Records,
+    /// What a test saw while a call was paused (`probe: …; install: …`).
+    Paused,
+    /// The checkpoint was never reached.
+    NeverReached,
+    Other,
+}
+
+impl Seen {
+    fn of(line: &str) -> Seen {
+        let number = |prefix: &str| {
+            line.strip_prefix(prefix)
+                .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit() && c != '-').next())
+                .and_then(|digits| digits.parse().ok())
+        };
+        if let Some(result) = number("applied, result ") {
+            return Seen::Applied(result);
+        }
+        if let Some(result) = number("replayed, original result ") {
+            return Seen::Replayed(result);
+        }
+        if line.contains("is not implemented yet") {
+            return Seen::NotImplemented;
+        }
+        if line.contains(" panicked: ") {
+            return Seen::Panicked;
+        }
+        let lower = line.to_lowercase();
+        let is = |text: &str| lower.starts_with(text);
+        if line == "installed" {
+            Seen::Installed
+        } else if is("rejected: stale generation") {
+            Seen::Stale
+        } else if is("rejected: generation never issued") {
+            Seen::NeverIssued
+        } else if is("rejected: generation not higher") {
+            Seen::NotHigher
+        } else if is("rejected: conflicting request") {
+            Seen::Conflict
+        } else if is("rejected: unknown resource") {
+            Seen::Unknown
+        } else if is("rejected: value overflow") {
+            Seen::Overflow
+        } else if is("rejected: empty request id") || is("rejected: generation must be") {
+            Seen::BadInput
+        } else if is("contention") || is("serialization failure") {
+            Seen::Contention
+        } else if (is("database error") || is("postgresql error"))
+            && (lower.contains("unique") || lower.contains("duplicate key"))
+        {
+            Seen::DuplicateKey
+        } else if is("database error") || is("postgresql error") {
+            Seen::DatabaseError
+        } else if is("probe: ") || is("install: ") || is("apply: ") {
+            Seen::Paused
+        } else if is("(never reached") {
+            Seen::NeverReached
+        } else if line == "no records" || lower.contains(" delta ") && lower.contains(" result ") {
+            Seen::Records
+        } else if let Some((generation, value)) = state(line) {
+            Seen::State { generation, value }
+        } else {
+            Seen::Other
+        }
+    }
+
+    fn refusal_by_generation(self) -> bool {
+        matches!(self, Seen::Stale | Seen::NeverIssued)
+    }
+}
+
+/// `generation G, value V`.
+fn state(line: &str) -> Option<(i64, i64)> {
+    let (generation, value) = line.strip_prefix("generation ")?.split_once(", value ")?;
+    Some((generation.parse().ok()?, value.parse().ok()?))
+}
+
+/// Which observation hint fits a step that expected `expected` and got
+/// `got`; `None` when the observation alone says nothing specific.
+fn observed(
+    expected: Seen,
+    got: Seen,
+    expected_line: &str,
+    got_line: &str,
+) -> Option<&'static str> {
+    use Seen::*;
+    Some(match (expected, got) {
+        (_, DuplicateKey) => "duplicate-insert",
+        (_, DatabaseError) => "database-error",
+        (Contention, Contention) => return None,
+        (_, Contention) => "unexpected-contention",
+        (Contention, _) => "contention-answered",
+        (Overflow, _) => "overflow",
+        (BadInput, _) => "bad-input",
+        (_, BadInput | Overflow) => "valid-input-refused",
+        (Unknown, _) => "unknown-resource",
+        (_, Unknown) => "known-resource-refused",
+        (Stale | NeverIssued, Replayed(_)) => "stale-replayed",
+        (Stale | NeverIssued, Conflict) => "stale-compared-with-record",
+        (Stale, NeverIssued) | (NeverIssued, Stale) => "stale-or-never-issued",
+        (Stale | NeverIssued, _) => "generation-accepted",
+        (Applied(_) | Replayed(_), got) if got.refusal_by_generation() => "current-refused",
+        (Applied(_), Replayed(_)) => "new-request-replayed",
+        (Applied(_), Conflict) => "new-request-conflict",
+        (Applied(_), Applied(_)) => "wrong-result",
+        (Replayed(_), Applied(_)) => "replay-applied-again",
+        (Replayed(_), Replayed(_)) => "replay-wrong-result",
+        (Replayed(_), Conflict) => "replay-conflict",
+        (Conflict, Replayed(_)) => "conflict-replayed",
+        (Conflict, Applied(_)) => "conflict-applied",
+        (NotHigher, Installed) => "install-not-higher",
+        (Installed, NotHigher) => "install-refused",
+        (
+            State { generation, .. },
+            State {
+                generation: got, ..
+            },
+        ) if generation != got => "generation-differs",
+        (State { .. }, State { .. }) => "value-differs",
+        (Records, Records) => records(expected_line, got_line),
+        (Paused, Paused) if paused_lock_free(expected_line, got_line) => "lock-not-held",
+        (Paused, NeverReached) => "checkpoint-not-reached",
+        _ => return None,
+    })
+}
+
+/// Whether the test, while the call was paused, got a lock or an install
+/// through that it expected to meet contention.
+fn paused_lock_free(expected: &str, got: &str) -> bool {
+    let met = |line: &str, what: &str| {
+        line.split("; ")
+            .any(|part| part.starts_with(what) && part.contains("contention"))
+    };
+    ["probe: ", "install: ", "apply: "]
+        .iter()
+        .any(|what| met(expected, what) && !met(got, what))
+}
+
+/// Which records hint fits: none where some were due, some where none were,
+/// or the same requests with other contents.
+fn records(expected: &str, got: &str) -> &'static str {
+    let ids = |line: &str| -> Vec<String> {
+        if line == "no records" {
+            return Vec::new();
+        }
+        let mut ids: Vec<String> = line
+            .split("; ")
+            .map(|record| record.split(" delta ").next().unwrap_or(record).to_owned())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let (expected_ids, got_ids) = (ids(expected), ids(got));
+    if got_ids.is_empty() {
+        "record-missing"
+    } else if expected_ids.is_empty() {
+        "record-on-refusal"
+    } else if expected_ids == got_ids {
+        "record-differs"
+    } else {
+        "records-differ"
+    }
+}
+
+/// The hints an observation selects, by id.
+const OBSERVED: &[Hint] = &[
+    Hint {
+        id: "not-implemented",
+        levels: [
+            "This step reached a function that still ends in `todo!()`. Which function does `got` name, and what must it return for this step?",
+            "Read the claim's statement and the TODO comments of the file under `open`; they list the decisions in the order the function makes them.",
+            "Replace the `todo!()`: refuse malformed input first, then make every decision inside one transaction and commit once, at the end.",
+        ],
+    },
+    Hint {
+        id: "panicked",
+        levels: [
+            "Your function panicked on this input instead of returning an answer. Which call in it can panic here?",
+            "`unwrap`, `expect`, slicing, indexing and plain arithmetic all panic on some input. Library code turns every failure a caller can cause into a `LabError`.",
+            "Use `?` where you unwrapped, `get` where you indexed, and `checked_add` (with `LabError::Overflow`) where you added.",
+        ],
+    },
+    Hint {
+        id: "duplicate-insert",
+        levels: [
+            "The database refused a record because one with the same key was already stored. When your apply inserted it, had it looked for that record, and could another call have stored it after the look?",
+            "Two copies of one request can run at once. A lookup made before this call holds the write lock can miss a record the other copy is about to commit.",
+            "Look the record up inside the transaction that writes it, after that transaction holds the write lock (BEGIN IMMEDIATE). The second copy then meets contention, retries, and finds the record: a replay.",
+        ],
+    },
+    Hint {
+        id: "database-error",
+        levels: [
+            "Your function returned a database error instead of an answer of the contract. Which of its statements failed, and what did that statement expect to find?",
+            "Read the error in `got`: it names the statement's problem. The lab's `Tx` methods cover every statement the exercise needs.",
+            "Go through `Tx`'s methods (or fix your own SQL so that it runs), and answer every case the contract defines with its own `LabError` or `Outcome`.",
+        ],
+    },
+    Hint {
+        id: "unexpected-contention",
+        levels: [
+            "Your call met contention where the test held no lock against it. Could one of your own connections or transactions still hold one?",
+            "A transaction that is neither committed nor dropped keeps its lock; so does a transaction begun on a connection while another is open on a second one.",
+            "Use one transaction per call, on the connection you were given, and end it (commit, or drop it to roll back) before you return.",
+        ],
+    },
+    Hint {
+        id: "contention-answered",
+        levels: [
+            "Another connection held the lock, and your function answered as if it had decided. What did it read while it could not hold the lock itself?",
+            "When the lock is held elsewhere, the lab's calls return `LabError::Contention` at once (no waiting). It is not a verdict: the caller tries again later.",
+            "Let `Contention` through unchanged with `?`, and take the lock before you read what you decide on: never turn contention into a refusal or a success.",
+        ],
+    },
+    Hint {
+        id: "overflow",
+        levels: [
+            "The new value does not fit in an `i64`. What does your code do when `value + delta` overflows?",
+            "Plain `+` panics on overflow in a debug build and wraps in a release build; neither is an answer a caller can use. Rust's integers have additions that report overflow.",
+            "`value.checked_add(delta).ok_or(LabError::Overflow { value, delta })?`, before anything is written.",
+        ],
+    },
+    Hint {
+        id: "bad-input",
+        levels: [
+            "This input is malformed (see `expected`). Where does your function check its input, and does it check this case?",
+            "Input that can never be valid (an empty request id, a generation below 1) is refused before the database is touched, so nothing changes.",
+            "At the top of the function: `EmptyRequestId` for an empty id, `GenerationBelowOne` for a generation below 1; then the transaction.",
+        ],
+    },
+    Hint {
+        id: "valid-input-refused",
+        levels: [
+            "Your function refused this input as malformed, but it is valid. Which of your checks fired, and what does it let through?",
+            "Only an empty request id and a generation below 1 are malformed; an overflow is known only once the value is read.",
+            "Refuse exactly `request_id.is_empty()` and `generation < 1` up front, and report `Overflow` only when `checked_add` fails.",
+        ],
+    },
+    Hint {
+        id: "unknown-resource",
+        levels: [
+            "The resource does not exist. What does your function do when no row is found for it?",
+            "The lab's reads report a missing resource as `LabError::UnknownResource`. A row created for it would be state nobody installed.",
+            "Let the error from `tx.installed_generation(resource)?` through with `?`, and never insert a resource.",
+        ],
+    },
+    Hint {
+        id: "known-resource-refused",
+        levels: [
+            "Your function said the resource does not exist, but it does. Which name did it look up, and in which table?",
+            "The resource to read and write is the one passed in, exactly as given.",
+            "Pass `resource` unchanged to the lab's reads and writes.",
+        ],
+    },
+    Hint {
+        id: "stale-replayed",
+        levels: [
+            "The request came with a generation that is not the installed one, and your apply answered it from its record. Which does your apply look at first: the generation or the record?",
+            "A worker whose authority is gone must learn nothing, not even an old result; and the generation says who may act, whatever was recorded.",
+            "Compare the presented generation with the installed one first; look the record up only once they are equal.",
+        ],
+    },
+    Hint {
+        id: "stale-compared-with-record",
+        levels: [
+            "The request came with a generation that is not the installed one, and your apply compared it with a stored record. In which order does your apply check the generation and the record?",
+            "The generation decides whether this worker may ask at all; only then does the record say what happened to its request.",
+            "Compare the presented generation with the installed one first; look the record up only once they are equal.",
+        ],
+    },
+    Hint {
+        id: "stale-or-never-issued",
+        levels: [
+            "Your apply refused the generation, with the other reason. Is the presented generation lower or higher than the installed one?",
+            "Lower: the worker's authority was taken away (`Stale`). Higher: nobody has installed that generation (`NeverIssued`).",
+            "`match presented.cmp(&installed)`: `Less` is `Stale`, `Greater` is `NeverIssued`, `Equal` goes on.",
+        ],
+    },
+    Hint {
+        id: "generation-accepted",
+        levels: [
+            "Your apply accepted a generation that is not the installed one. What did it compare the presented generation with, and when was that read?",
+            "Only the destination knows which generation is installed at the moment of the write. Lower and higher are both refused, for different reasons.",
+            "Inside the transaction that writes: read `tx.installed_generation(resource)?`; lower is `Stale`, higher is `NeverIssued`, and only the exact match goes on.",
+        ],
+    },
+    Hint {
+        id: "current-refused",
+        levels: [
+            "Your apply refused the generation that is installed now. Which generation did it compare with, of which resource, read when?",
+            "The installed generation of this resource, read inside the transaction that writes, is the only one to compare with; the same number is accepted.",
+            "Read `tx.installed_generation(resource)?` after BEGIN and accept `presented == installed`.",
+        ],
+    },
+    Hint {
+        id: "new-request-replayed",
+        levels: [
+            "A request that was never applied was answered as a replay. Which record did your apply find, and by what key did it look?",
+            "A request is the resource and its request id, the id byte for byte as the worker sent it. The generation and the delta are not part of the key.",
+            "`tx.find_record(resource, request_id)` with the id unchanged (no trim, no lowercase, no truncation), and the record stored under the same pair.",
+        ],
+    },
+    Hint {
+        id: "new-request-conflict",
+        levels: [
+            "A request that was never applied was called a conflict with another. Which record did your apply find, and by what key did it look?",
+            "A request is the resource and its request id, the id byte for byte as the worker sent it.",
+            "Look the record up by `(resource, request_id)` exactly as given; a conflict needs a record of the same pair.",
+        ],
+    },
+    Hint {
+        id: "wrong-result",
+        levels: [
+            "Your apply applied, but returned another result. What does your result hold: the value before the delta, after it, or something else?",
+            "The result is the resource's value after this request's delta, computed from the value stored now.",
+            "`let result = value.checked_add(delta)...;` write it, record it, and return `Outcome::Applied { result }`.",
+        ],
+    },
+    Hint {
+        id: "replay-applied-again",
+        levels: [
+            "A request that was applied before was applied again. Did your apply find the first one's record, and did it look before it wrote?",
+            "Every applied request leaves a record, keyed by resource and request id, in the transaction that writes its value; a later copy finds it and changes nothing.",
+            "After the generation check: `if let Some(record) = tx.find_record(resource, request_id)?` return the replay, before any write.",
+        ],
+    },
+    Hint {
+        id: "replay-wrong-result",
+        levels: [
+            "The copy was answered as a replay, with another result than the first apply returned. Where does your replay's result come from?",
+            "Other requests may have moved the value since; the answer to a copy is the answer the first apply gave.",
+            "Return `Outcome::Replayed { result: record.result }`, the result stored with the record, not the current value.",
+        ],
+    },
+    Hint {
+        id: "replay-conflict",
+        levels: [
+            "A copy with the same delta was called a conflict. What does your apply compare between the record and the copy?",
+            "Only the delta tells a copy from a different intent under a reused id.",
+            "`Conflict` only when `record.delta != delta`; otherwise the replay.",
+        ],
+    },
+    Hint {
+        id: "conflict-replayed",
+        levels: [
+            "The same request id came with another delta, and your apply answered it as a replay. What does it compare before answering from the record?",
+            "Same id and another delta is not a copy: the caller reused an id for a different intent.",
+            "Before returning the replay: `if record.delta != delta { return Err(LabError::Conflict { .. }) }`.",
+        ],
+    },
+    Hint {
+        id: "conflict-applied",
+        levels: [
+            "The same request id came with another delta, and your apply applied it as new. Did it find the first request's record?",
+            "Every applied request leaves a record keyed by resource and request id; a later request with the same pair finds it.",
+            "Look the record up by `(resource, request_id)`; found with another delta is `Conflict`.",
+        ],
+    },
+    Hint {
+        id: "install-not-higher",
+        levels: [
+            "install_generation accepted a generation that is not higher than the installed one. What does it compare, and is equal allowed?",
+            "A generation is issued once: every new holder gets a strictly higher number, or two holders could act with the same one.",
+            "Inside the transaction: `if new_generation <= installed { return Err(LabError::NotHigher { .. }) }`.",
+        ],
+    },
+    Hint {
+        id: "install-refused",
+        levels: [
+            "install_generation refused a generation higher than the installed one. Which generation did it compare with: this resource's, read now?",
+            "Only a generation that is not higher than this resource's installed one is refused.",
+            "Read `tx.installed_generation(resource)?` in the transaction, refuse `new_generation <= installed`, write otherwise.",
+        ],
+    },
+    Hint {
+        id: "generation-differs",
+        levels: [
+            "The observer reads another installed generation than the claim expects. Which of your calls changed it, or failed to?",
+            "Only install_generation writes a generation: of the resource it was given, when it accepts, and only if its transaction commits.",
+            "One transaction: read this resource's generation, refuse `NotHigher`, write the new one with `tx.set_generation`, commit.",
+        ],
+    },
+    Hint {
+        id: "value-differs",
+        levels: [
+            "The observer reads another value than the claim expects. Which of the calls before this step should have changed it, and which did?",
+            "A call that is refused, fails or replays changes nothing. A write made before a check that refuses, or outside the transaction that commits, survives.",
+            "Make every check before the first write, and write the value and the record in the one transaction you commit at the end.",
+        ],
+    },
+    Hint {
+        id: "record-missing",
+        levels: [
+            "The observer finds no record where an applied request should have left one. Does your apply store a record, and is it committed with the value?",
+            "The record is what makes a later copy a replay: it must be stored exactly when the value is.",
+            "`tx.insert_record(...)` in the same transaction as `tx.set_value(...)`, before `tx.commit()`.",
+        ],
+    },
+    Hint {
+        id: "record-on-refusal",
+        levels: [
+            "A record is stored although no request should have been applied. At which point does your apply store it?",
+            "A call that is refused or fails stores nothing: a record of it would turn a later copy into a replay of something that never happened.",
+            "Insert the record only after every check passed, in the transaction that writes the value.",
+        ],
+    },
+    Hint {
+        id: "record-differs",
+        levels: [
+            "The right requests are recorded, but a record holds other contents (compare `expected` and `got` field by field). Which call wrote that record, and did a later call write it again?",
+            "A request's record is written once, by the call that applies it, with the delta, the result it returned and the generation presented; copies only read it.",
+            "Insert the record once, on the applied path, with `result` and `generation` of that call; never update it on a replay.",
+        ],
+    },
+    Hint {
+        id: "records-differ",
+        levels: [
+            "Other requests are recorded than the ones applied. Which record is missing or extra, and under what key was it stored?",
+            "One record per applied request, keyed by the resource and the request id exactly as sent.",
+            "Store `(resource, request_id)` unchanged, in the transaction that applies the delta, and nothing on other paths.",
+        ],
+    },
+    Hint {
+        id: "lock-not-held",
+        levels: [
+            "While your call was paused between its read and its write, another connection got in (see `got`). When does your transaction take the write lock: at BEGIN, at its first write, or not at all?",
+            "A lock taken only at the first write leaves a window after the read in which an install can land: the decision is then made on a generation that is no longer installed.",
+            "Begin with `db.begin(TransactionBehavior::Immediate)`, before reading the generation, and keep the transaction until the commit.",
+        ],
+    },
+    Hint {
+        id: "checkpoint-not-reached",
+        levels: [
+            "The test meant to pause your call where it reads the generation (or writes), but the call returned without getting there. Does it read the installed generation, inside its transaction?",
+            "The test pauses a call where the database sees it read the generation or write the value; a call that returns earlier was decided on something else.",
+            "Read the generation with `tx.installed_generation(resource)` inside the transaction, then write.",
+        ],
+    },
+];
+
+/// Answers that read otherwise on PostgreSQL, where the lock is the row's.
+const POSTGRES_ANSWERS: &[(&str, &str)] = &[
+    (
+        "lock-not-held",
+        "Lock the resource's row before you read its generation (`tx.lock_row(resource)`, or `SELECT ... FOR UPDATE`), and keep the transaction until the commit.",
+    ),
+    (
+        "duplicate-insert",
+        "Take the row lock first (`tx.lock_row(resource)`), then look the record up in the same transaction: a second copy waits at the lock, meets contention, retries, and finds the record.",
+    ),
+    (
+        "contention-answered",
+        "Let `Contention` (SQLSTATE 55P03, a row lock held elsewhere) through unchanged with `?`; never turn it into a refusal or a success.",
+    ),
+];
+
+/// Each claim's own hint, for a step whose observation says nothing more
+/// specific: (claim, levels, levels on PostgreSQL where they differ).
+type ClaimHint = (&'static str, [&'static str; 3], Option<[&'static str; 3]>);
+
+const CLAIMS: &[ClaimHint] = &[
+    (
+        "L1.1",
+        [
+            "The worker comes back with the generation it read before the authority moved on. What does your apply compare that generation with?",
+            "Only the destination knows what is installed now; what the worker read earlier may be stale.",
+            "apply compares the presented generation with the one installed now, read in its transaction; install_generation must really write the new one.",
+        ],
+        None,
+    ),
+    (
+        "L1.2",
+        [
+            "No pause is needed here: an install lands between the worker's own check and its write. Which check in this story can still catch it?",
+            "A check made before the write, by the worker, is already old when the write happens.",
+            "apply checks the generation itself, in the transaction that writes.",
+        ],
+        None,
+    ),
+    (
+        "L1.3",
+        [
+            "One interleaving breaks an invariant (see `got`). At which point of that schedule did your code decide on something another actor had changed?",
+            "Each step of the schedule is one statement; an invariant breaks when a read and the write that depends on it are not protected from the steps in between.",
+            "Take the write lock before reading the generation and keep it until the commit; record each request with its result and generation in the same transaction.",
+        ],
+        None,
+    ),
+    (
+        "L1.4",
+        [
+            "The stale worker is another process on another connection. What does your apply compare its generation with, read when?",
+            "The destination decides, whoever connects: the generation read under the row lock is the only one that counts.",
+            "Lock the row, read its generation, and compare the presented generation with it, all in one transaction.",
+        ],
+        None,
+    ),
+    (
+        "L2.1",
+        [
+            "Two resources, one new generation. Which resource's generation did your code read or write?",
+            "Every read and write of a generation names the resource passed in.",
+            "Read and write the generation of the resource you were given, and only that one.",
+        ],
+        None,
+    ),
+    (
+        "L2.2",
+        [
+            "The worker presents a generation higher than the installed one. What does your apply answer, and which comparison decided it?",
+            "Higher than installed means nobody issued it; lower means it was taken away. Only equality is authority.",
+            "Accept only equality: higher is `NeverIssued`, lower is `Stale`.",
+        ],
+        None,
+    ),
+    (
+        "L2.3",
+        [
+            "The current holder applies. What does your apply return, and is it committed?",
+            "Success returns the value after the delta, and only a committed transaction keeps it.",
+            "On success return `Outcome::Applied { result }` with the value after the delta, and commit.",
+        ],
+        None,
+    ),
+    (
+        "L2.4",
+        [
+            "The authority asks for a generation that is not higher. What does your install_generation do with an equal or lower one?",
+            "A generation is issued once; an equal or lower one would give two holders the same authority.",
+            "Refuse `new_generation <= installed` with `NotHigher`, and change nothing.",
+        ],
+        None,
+    ),
+    (
+        "L2.5",
+        [
+            "The resource does not exist. What does your function return, and did it create anything?",
+            "The lab's reads report a missing resource as `UnknownResource`.",
+            "Let the `UnknownResource` error from `installed_generation` through with `?`; never insert a resource.",
+        ],
+        None,
+    ),
+    (
+        "L2.6",
+        [
+            "Generation 2 was granted but not yet installed. What does your apply know about it?",
+            "The destination knows only what is installed; a promise made elsewhere does not reach it.",
+            "A presented generation higher than the installed one is `NeverIssued`, whoever promised it.",
+        ],
+        None,
+    ),
+    (
+        "L2.7",
+        [
+            "A random sequence (already shrunk to its shortest) ends in a step where your code and the model differ. Replay it by hand: what does the contract say at that step?",
+            "The model is the contract and nothing else: validate, check the generation, look the record up, add without overflow, record, commit.",
+            "Follow the failing sequence against that order; the first step where your code answers differently is the decision to fix.",
+        ],
+        None,
+    ),
+    (
+        "L3.1",
+        [
+            "Another connection holds the write lock. What does your apply return while it does, and afterwards?",
+            "Contention is not a verdict: the caller retries it.",
+            "Pass `LabError::Contention` through unchanged; do not turn it into a generation error.",
+        ],
+        Some([
+            "Another session holds the row lock. What does your apply return while it does, and afterwards?",
+            "A row lock held elsewhere is contention (SQLSTATE 55P03), not a verdict: the caller retries it.",
+            "Pass `LabError::Contention` through unchanged.",
+        ]),
+    ),
+    (
+        "L3.2",
+        [
+            "While your apply sits between its read of the generation and its write, can an install get in?",
+            "An install between the check and the effect makes the decision stale before it is applied.",
+            "Take the write lock before reading the generation (BEGIN IMMEDIATE) and keep it until the commit.",
+        ],
+        Some([
+            "While your apply sits between its read of the generation and its write, can an install get in?",
+            "An install between the check and the effect makes the decision stale before it is applied.",
+            "Lock the row (`tx.lock_row`) before reading the generation, and keep it until the commit.",
+        ]),
+    ),
+    (
+        "L3.3",
+        [
+            "install_generation also reads, then writes. While it sits between the two, can another writer get in?",
+            "The same window as apply's: a read that takes no lock.",
+            "BEGIN IMMEDIATE before the read.",
+        ],
+        Some([
+            "install_generation also reads, then writes. While it sits between the two, can another writer get in?",
+            "The same window as apply's: a read that takes no lock.",
+            "`tx.lock_row` before the read.",
+        ]),
+    ),
+    (
+        "L3.4",
+        [
+            "The claim holds in one journal mode and not in the other. Which lock does your transaction take, and when, in each?",
+            "In WAL mode readers do not block, so only the write lock protects a decision.",
+            "BEGIN IMMEDIATE takes the write lock in both modes; a DEFERRED transaction holds none until its first write.",
+        ],
+        None,
+    ),
+    (
+        "L3.5",
+        [
+            "A real sqlite3 shell holds BEGIN IMMEDIATE. What does your apply answer while it does?",
+            "Another process's write lock is contention, not a verdict.",
+            "BEGIN IMMEDIATE before reading the generation, and pass `Contention` through unchanged.",
+        ],
+        None,
+    ),
+    (
+        "L3.6",
+        [
+            "Under load, with retries on contention, an invariant broke or contention was reported as a rejection. Which of your decisions was made outside the lock?",
+            "Every Contention error is the caller's to retry; a refusal must come from the generation read inside the locked transaction.",
+            "Let every `Contention` through unchanged, and refuse only on the generation read inside the IMMEDIATE transaction.",
+        ],
+        None,
+    ),
+    (
+        "L3.7",
+        [
+            "An apply paused on fund-A: is fund-B still free for others?",
+            "A lock covers what the database locks: a row lock covers one resource.",
+            "Lock the row of the resource you change, and only that row: `tx.lock_row(resource)`.",
+        ],
+        None,
+    ),
+    (
+        "L4.1",
+        [
+            "The same intent arrives twice. What does your apply know about the first one when the second arrives?",
+            "Only a stored record lets the destination tell a copy from a new request.",
+            "Record every applied request and look it up by resource and request id before applying.",
+        ],
+        None,
+    ),
+    (
+        "L4.2",
+        [
+            "The value moved since r1 was applied. What does a replay of r1 answer?",
+            "A copy gets the answer the first apply gave, not the state of now.",
+            "Return the result stored with the record.",
+        ],
+        None,
+    ),
+    (
+        "L4.3",
+        [
+            "The same request id comes with another delta. What does your apply answer?",
+            "Same id, another delta: a reused id for another intent.",
+            "Compare the stored delta before answering with the stored result: different is `Conflict`.",
+        ],
+        None,
+    ),
+    (
+        "L4.4",
+        [
+            "r1 on fund-A and r1 on fund-B: one request or two, for your apply?",
+            "A request is identified within its resource.",
+            "Look the record up by resource and request id.",
+        ],
+        None,
+    ),
+    (
+        "L4.5",
+        [
+            "Two request ids under one generation. What identifies a request in your apply?",
+            "The request id names the intent; the generation only says who may act.",
+            "Key records by resource and request id, never by generation.",
+        ],
+        None,
+    ),
+    (
+        "L4.6",
+        [
+            "A stale worker replays a request. What does it learn from your apply?",
+            "A worker that lost its authority must not learn results through replays.",
+            "Check the generation first, then the record.",
+        ],
+        None,
+    ),
+    (
+        "L4.7",
+        [
+            "The same request comes again under a newer installed generation. One effect or two?",
+            "The record says what happened to a request, whatever generation it came with.",
+            "Key the record by resource and request id, not by generation.",
+        ],
+        None,
+    ),
+    (
+        "L4.8",
+        [
+            "A request was refused or failed. What did your apply store?",
+            "A record of a request that did not apply would turn a later copy into a replay of nothing.",
+            "Write the record only on the success path, in the same transaction as the value.",
+        ],
+        None,
+    ),
+    (
+        "L4.9",
+        [
+            "The worker's response was lost and it retries. What does your apply answer the retry, and what does it change?",
+            "The retry is a copy of a request already applied, even if other requests moved the value since.",
+            "Answer the retry from the record.",
+        ],
+        None,
+    ),
+    (
+        "L4.10",
+        [
+            "The same request on two connections at once: at the interleaving in `got`, what did each copy see when it looked for the record?",
+            "A lookup made before the write lock lets a duplicate in between, and its insert then fails on the record's key.",
+            "Look the record up inside the transaction that writes it, after BEGIN IMMEDIATE.",
+        ],
+        None,
+    ),
+    (
+        "L4.11",
+        [
+            "Two ids that differ (case, whitespace, one byte): one request or two, for your apply?",
+            "The request id is opaque: the destination compares it byte for byte.",
+            "Store and look up the request id exactly as it was sent: no trim, lowercase, normalization or truncation.",
+        ],
+        None,
+    ),
+    (
+        "L5.1",
+        [
+            "A fault strikes between the value and the record. What survives of your apply's writes?",
+            "A rollback undoes what one transaction wrote, and only that.",
+            "Write the value and the record in one transaction, committed once at the end.",
+        ],
+        None,
+    ),
+    (
+        "L5.2",
+        [
+            "The external call is not undone by the rollback: that is the limit this claim shows. Did your value or record survive the fault too?",
+            "The ledger keeping the call is not a bug to fix; a value or record that survived the fault is.",
+            "Write the value and the record in one transaction, so that the fault rolls both back.",
+        ],
+        None,
+    ),
+    (
+        "L5.3",
+        [
+            "A direct SQL write goes around apply: that is the limit this claim shows. What did your own functions leave in the lab before it?",
+            "The contract covers only writes that go through apply; the test's setup still uses your functions.",
+            "Make the earlier steps (install, apply) behave as the contract says; the bypass itself is not yours to stop.",
+        ],
+        None,
+    ),
+    (
+        "L5.4",
+        [
+            "An old generation is restored: that is the limit this claim shows. What did your functions do before and after the restore?",
+            "apply trusts the installed generation, whatever put it there.",
+            "Compare the presented generation with the one installed now, whatever wrote it.",
+        ],
+        None,
+    ),
+    (
+        "L5.5",
+        [
+            "Every connection closed and opened again. What was committed before?",
+            "What is not committed is gone when the connection closes.",
+            "Commit the transaction before returning.",
+        ],
+        None,
+    ),
+    (
+        "L5.6",
+        [
+            "A process killed between the value and the record: what did the file keep of your apply's writes?",
+            "SQLite discards an uncommitted transaction when the process dies, and only that.",
+            "Write the value and the record in one transaction and commit once, at the end.",
+        ],
+        None,
+    ),
+    (
+        "L5.7",
+        [
+            "The sqlite3 shell's direct UPDATE goes around the contract: that is the limit shown. What did your functions leave in the lab before it?",
+            "The contract covers only writes that go through apply, whoever else opens the file.",
+            "Make the earlier steps behave as the contract says; the bypass itself is not yours to stop.",
+        ],
+        None,
+    ),
+    (
+        "L6.1",
+        [
+            "This input is malformed. Where does your function check it, and what had it changed by then?",
+            "Refuse malformed input before the transaction; an overflow is found with the value and refused before any write.",
+            "Check the request id and the generation before BEGIN; use `checked_add` for the value.",
+        ],
+        None,
+    ),
+    (
+        "L7.1",
+        [
+            "The frozen worker woke after a newer holder wrote. Which token did it present, and where did it get it?",
+            "A token etcd raises for every new holder is what lets the destination tell the woken worker from the new one.",
+            "Act with the token you installed, taken from the lock key's revision (`Held::revision`).",
+        ],
+        None,
+    ),
+    (
+        "L7.2",
+        [
+            "Your worker held the lock, was frozen, and woke. What does holding the lock prove at that moment?",
+            "Nothing, once you have been frozen: only a token the destination checks tells old from new.",
+            "Install your token before acting and present that token to apply, never a generation you happen to read.",
+        ],
+        None,
+    ),
+    (
+        "L7.3",
+        [
+            "The leader was killed between two holders. Is the next holder's token higher than yours, whoever leads now?",
+            "A value the cluster replicates before it grants the lock survives a new leader; one kept by a process does not.",
+            "Present the token you installed, taken from the lock key's revision.",
+        ],
+        None,
+    ),
+    (
+        "L7.4",
+        [
+            "Your worker woke to find a newer generation installed. What did it do next?",
+            "A `NotHigher` install with a higher installed generation means someone newer holds the authority.",
+            "Return `LabError::Superseded` without calling apply, and do not borrow the newer generation.",
+        ],
+        None,
+    ),
+    (
+        "L7.5",
+        [
+            "The worker was killed after its commit and the request is retried in a new process. What request id does the retry present?",
+            "The id names the request, not the attempt or the token.",
+            "Take the lock again and present the same request id, unchanged.",
+        ],
+        None,
+    ),
+    (
+        "L7.6",
+        [
+            "One worker took its lease first but the lock second. Which number orders the holders in your worker?",
+            "The lease id follows the order leases were granted in; a counter of your own starts again in every process.",
+            "Use the lock key's revision (`Held::revision`).",
+        ],
+        None,
+    ),
+];

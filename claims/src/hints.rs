@@ -57,8 +57,26 @@ pub fn for_step(claim: &Claim, track: Track, expected: &str, got: &str) -> Hint 
     if track == Track::Etcd {
         return for_claim(claim, track);
     }
-    observed(Seen::of(expected), seen, expected, got)
+    let (expected, got) = first_difference(expected, got);
+    observed(Seen::of(expected), Seen::of(got), expected, got)
         .map_or_else(|| for_claim(claim, track), |id| find(id, track))
+}
+
+/// The part of a step's two lines that tells them apart: their first lines
+/// (what follows is the test's detail, such as a crash test's trials), less
+/// a child process's `apply returned `, and of answers joined by ` and ` (a
+/// model's step that delivered twice) the first pair that differs.
+fn first_difference<'a>(expected: &'a str, got: &'a str) -> (&'a str, &'a str) {
+    let first = |line: &'a str| {
+        let line = line.lines().next().unwrap_or_default();
+        line.strip_prefix("apply returned ").unwrap_or(line)
+    };
+    let (expected, got) = (first(expected), first(got));
+    expected
+        .split(" and ")
+        .zip(got.split(" and "))
+        .find(|(expected, got)| expected != got)
+        .unwrap_or((expected, got))
 }
 
 /// The claim's own hint, for a step whose observation says nothing more
@@ -118,6 +136,9 @@ enum Seen {
     Unknown,
     Overflow,
     BadInput,
+    /// The fault the test injected between a call's two writes: the call
+    /// was due to get that far.
+    Fault,
     Contention,
     DuplicateKey,
     DatabaseError,
@@ -174,11 +195,13 @@ impl Seen {
             Seen::Overflow
         } else if is("rejected: empty request id") || is("rejected: generation must be") {
             Seen::BadInput
+        } else if is("injected fault") {
+            Seen::Fault
         } else if is("contention") || is("serialization failure") {
             Seen::Contention
-        } else if (is("database error") || is("postgresql error"))
-            && (lower.contains("unique") || lower.contains("duplicate key"))
-        {
+        } else if lower.contains("unique constraint") || lower.contains("duplicate key") {
+            // Anywhere in the line: an explorer's list of what each actor
+            // was answered carries it after the actor's name.
             Seen::DuplicateKey
         } else if is("database error") || is("postgresql error") {
             Seen::DatabaseError
@@ -217,12 +240,17 @@ fn observed(
     use Seen::*;
     Some(match (expected, got) {
         (_, DuplicateKey) => "duplicate-insert",
+        // Input that is never valid, met by a database constraint instead of
+        // a check of the function's own.
+        (BadInput, _) => "bad-input",
         (_, DatabaseError) => "database-error",
         (Contention, Contention) => return None,
         (_, Contention) => "unexpected-contention",
         (Contention, _) => "contention-answered",
+        // A new request, due to reach its writes, taken for an earlier one.
+        (Applied(_) | Fault | Overflow, Replayed(_)) => "new-request-replayed",
+        (Applied(_) | Fault | Overflow, Conflict) => "new-request-conflict",
         (Overflow, _) => "overflow",
-        (BadInput, _) => "bad-input",
         (_, BadInput | Overflow) => "valid-input-refused",
         (Unknown, _) => "unknown-resource",
         (_, Unknown) => "known-resource-refused",
@@ -231,8 +259,7 @@ fn observed(
         (Stale, NeverIssued) | (NeverIssued, Stale) => "stale-or-never-issued",
         (Stale | NeverIssued, _) => "generation-accepted",
         (Applied(_) | Replayed(_), got) if got.refusal_by_generation() => "current-refused",
-        (Applied(_), Replayed(_)) => "new-request-replayed",
-        (Applied(_), Conflict) => "new-request-conflict",
+        (Fault, got) if got.refusal_by_generation() => "current-refused",
         (Applied(_), Applied(_)) => "wrong-result",
         (Replayed(_), Applied(_)) => "replay-applied-again",
         (Replayed(_), Replayed(_)) => "replay-wrong-result",
@@ -282,12 +309,13 @@ fn records(expected: &str, got: &str) -> &'static str {
         ids
     };
     let (expected_ids, got_ids) = (ids(expected), ids(got));
-    if got_ids.is_empty() {
-        "record-missing"
-    } else if expected_ids.is_empty() {
-        "record-on-refusal"
-    } else if expected_ids == got_ids {
+    let within = |small: &[String], large: &[String]| small.iter().all(|id| large.contains(id));
+    if expected_ids == got_ids {
         "record-differs"
+    } else if within(&got_ids, &expected_ids) {
+        "record-missing"
+    } else if within(&expected_ids, &got_ids) {
+        "record-on-refusal"
     } else {
         "records-differ"
     }
@@ -522,7 +550,7 @@ const OBSERVED: &[Hint] = &[
     Hint {
         id: "record-missing",
         levels: [
-            "The observer finds no record where an applied request should have left one. Does your apply store a record, and is it committed with the value?",
+            "The observer misses a record that an applied request should have left. Does your apply store a record, and is it committed with the value?",
             "The record is what makes a later copy a replay: it must be stored exactly when the value is.",
             "`tx.insert_record(...)` in the same transaction as `tx.set_value(...)`, before `tx.commit()`.",
         ],
@@ -530,7 +558,7 @@ const OBSERVED: &[Hint] = &[
     Hint {
         id: "record-on-refusal",
         levels: [
-            "A record is stored although no request should have been applied. At which point does your apply store it?",
+            "A record is stored for a request that should have left none (the one in `got` that `expected` lacks). At which point does your apply store it, and in which transaction?",
             "A call that is refused or fails stores nothing: a record of it would turn a later copy into a replay of something that never happened.",
             "Insert the record only after every check passed, in the transaction that writes the value.",
         ],

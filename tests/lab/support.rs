@@ -261,7 +261,7 @@ fn is_claim_failure(message: &str) -> bool {
     let message = message.trim_start_matches('\n');
     message.starts_with("claim L")
         || message.starts_with("NOT CHECKED: ")
-        || message.starts_with("the story of L")
+        || message.starts_with("the story of ")
 }
 
 fn list(items: &[String]) -> String {

@@ -35,15 +35,31 @@ fn lesson_transcript(#[case] index: usize, #[case] name: &str) {
             lesson.id,
         );
         insta::assert_snapshot!(name, story);
-    } else if let Some(difference) = first_difference(&reference(name), &story) {
-        panic!("{}", difference.explain(lesson.id));
+    } else {
+        hold_against_reference(lesson.id, &format!("lab__transcripts__{name}.snap"), &story);
     }
 }
 
-/// The reference's story of a lesson: its snapshot file, less insta's header.
-fn reference(name: &str) -> String {
+/// Fails, the learner's way, when `story` (a chapter's, against the
+/// learner's code) differs from the reference's story in the snapshot file
+/// `snapshot` (a path under `tests/lab/snapshots/`, or the track's own
+/// `snapshots/` folder as `postgres/snapshots/…`).
+pub fn hold_against_reference(chapter: &str, snapshot: &str, story: &str) {
+    if let Some(difference) = first_difference(&reference(snapshot), story) {
+        panic!("{}", difference.explain(chapter));
+    }
+}
+
+/// The reference's story of a chapter: its snapshot file, less insta's
+/// header.
+fn reference(snapshot: &str) -> String {
+    let folder = if snapshot.contains('/') {
+        ""
+    } else {
+        "snapshots/"
+    };
     let path = format!(
-        "{}/tests/lab/snapshots/lab__transcripts__{name}.snap",
+        "{}/tests/lab/{folder}{snapshot}",
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(&path)

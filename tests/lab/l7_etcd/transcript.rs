@@ -1,5 +1,6 @@
 //! The etcd chapter's story, as `cargo run --features etcd` prints it after
-//! the other lessons, pinned by a snapshot like theirs. Its workers are this
+//! the other lessons, held against the reference's snapshot like
+//! theirs (`transcripts.rs`). Its workers are this
 //! test binary, started again on this test.
 
 use fencing_lab::etcd::{serve_if_worker, story};
@@ -14,6 +15,15 @@ fn etcd_transcript() {
     let complete = fencing_lab::story::run_lesson(&transcript, &story::LESSON, |t| {
         story::chapter(t, &program)
     });
+    if !cfg!(feature = "solutions") {
+        // Against the learner's code: the first line that differs from the
+        // reference's story, never a snapshot to accept.
+        return crate::transcripts::hold_against_reference(
+            story::LESSON.id,
+            "l7_etcd/snapshots/lab__l7_etcd__transcript__etcd_chapter.snap",
+            &transcript.render(),
+        );
+    }
     assert!(
         complete,
         "\nthe etcd chapter stopped early; its transcript so far:\n{}",

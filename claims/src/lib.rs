@@ -87,6 +87,16 @@ impl Track {
         }
     }
 
+    /// The flag that selects this track in `cargo grade` (`--postgres`),
+    /// with its leading space; none for SQLite.
+    pub fn grade_flag(self) -> &'static str {
+        match self {
+            Track::Sqlite => "",
+            Track::Postgres => " --postgres",
+            Track::Etcd => " --etcd",
+        }
+    }
+
     /// Where this track keeps an exercise file of the SQLite lab: the same
     /// name under `exercises/postgres/` for PostgreSQL. The etcd track's
     /// worker calls the SQLite lab's two functions, so its files are named

@@ -69,11 +69,7 @@ pub fn show(what: &str, level: Option<usize>, track: Track) -> Result<ExitCode, 
     let _ = writeln!(out, "hint {}, level {level} of 3:", hint.id);
     let _ = writeln!(out, "  {}", hint.level(level));
     let again = claim.map_or(hint.id, |claim| claim.id);
-    let flag = match track {
-        Track::Sqlite => "",
-        Track::Postgres => " --postgres",
-        Track::Etcd => " --etcd",
-    };
+    let flag = track.grade_flag();
     if level < 3 {
         let _ = writeln!(
             out,

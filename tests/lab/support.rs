@@ -69,28 +69,25 @@ impl Check {
     /// asks for more. An unfinished stub's failure is one line.
     #[track_caller]
     pub fn fail(&self, step: impl Display, expected: impl Display, got: impl Display) -> ! {
-        let (expected, got) = (expected.to_string(), got.to_string());
+        let (step, expected, got) = (step.to_string(), expected.to_string(), got.to_string());
         let files: Vec<String> = self
             .claim
             .files
             .iter()
             .map(|file| self.track.exercise_file(file))
             .collect();
-        let hint = hints::for_step(self.claim, self.track, &expected, &got);
+        let hint = hints::for_step(self.claim, self.track, &step, &expected, &got);
         if hint.id == "not-implemented" {
-            // One line (libtest adds the line break): the file to open is in
-            // `got`, and 85 stubs' failures must fit on a few screens.
+            // One line (libtest adds the line break) that names the file to
+            // open: 85 stubs' failures must fit on a few screens.
             panic!(
-                "claim {id} failed on {track}: {got}",
+                "claim {id} failed on {track}: {stub}",
                 id = self.claim.id,
                 track = self.track.name(),
+                stub = stub_phrase(&got),
             );
         }
-        let track_flag = match self.track {
-            Track::Sqlite => "",
-            Track::Postgres => " --postgres",
-            Track::Etcd => " --etcd",
-        };
+        let track_flag = self.track.grade_flag();
         panic!(
             "\nclaim {id} failed on {track}: {text}\n  step:     {step}\n  expected: {expected}\n  got:      {got}\n  open:     {files}\n  hint:     {question}\n  more:     cargo grade --hint {id}{track_flag}   [hint {hint_id}]\n",
             id = self.claim.id,
@@ -224,6 +221,20 @@ impl Check {
             list(&got),
         );
     }
+}
+
+/// `apply is not implemented yet: open exercises/apply.rs`, the first such
+/// phrase of a line that may list what several calls were answered.
+fn stub_phrase(got: &str) -> &str {
+    const NOT_YET: &str = " is not implemented yet: open ";
+    let Some(at) = got.find(NOT_YET) else {
+        return got;
+    };
+    let start = got[..at].rfind([' ', '>']).map_or(0, |space| space + 1);
+    let end = got[at..]
+        .find([';', '\n'])
+        .map_or(got.len(), |end| at + end);
+    &got[start..end]
 }
 
 /// An unfinished stub panics with `todo!()`; the harness turns that into

@@ -287,8 +287,7 @@ fn observed(
         ) if generation != got => "generation-differs",
         (State { .. }, State { .. }) => "value-differs",
         (Records, Records) => records(expected_line, got_line),
-        (Paused, Paused) if met_less(expected_line, got_line) => "lock-not-held",
-        (Paused, Paused) if met_less(got_line, expected_line) => "lock-too-wide",
+        (Paused, Paused) => return paused(expected_line, got_line),
         (Paused, NeverReached) => "checkpoint-not-reached",
         _ => return None,
     })
@@ -307,16 +306,38 @@ fn paused_parts(line: &str) -> Vec<(&str, &str)> {
         .collect()
 }
 
-/// Whether an actor that met contention in `more` got through in `less`:
-/// the paused call held less than it should (or, the other way round, more).
-fn met_less(more: &str, less: &str) -> bool {
-    let (more, less) = (paused_parts(more), paused_parts(less));
-    more.iter().any(|(what, met)| {
-        met.starts_with("contention")
-            && less
-                .iter()
-                .any(|(other, got)| other == what && !got.starts_with("contention"))
-    })
+/// What the test met while a call was paused, against what it should have
+/// met: an actor that got through a lock the call should have held
+/// (`lock-not-held`), one that was answered with a verdict where the lock
+/// should have said contention (`contention-answered`), or one kept out of
+/// what the call does not touch (`lock-too-wide`).
+fn paused(expected: &str, got: &str) -> Option<&'static str> {
+    let (expected, got) = (paused_parts(expected), paused_parts(got));
+    let through = |met: &str| {
+        ["acquired", "installed", "applied"]
+            .iter()
+            .any(|ok| met.starts_with(ok))
+    };
+    let pairs = || {
+        expected.iter().filter_map(|(what, due)| {
+            got.iter()
+                .find(|(other, _)| other == what)
+                .map(|(_, met)| (*due, *met))
+        })
+    };
+    let mut found = None;
+    for (due, met) in pairs() {
+        if due.starts_with("contention") && through(met) {
+            return Some("lock-not-held");
+        }
+        if due.starts_with("contention") && !met.starts_with("contention") {
+            found = Some("contention-answered");
+        }
+        if through(due) && met.starts_with("contention") {
+            found = found.or(Some("lock-too-wide"));
+        }
+    }
+    found
 }
 
 /// Which records hint fits: none where some were due, some where none were,
@@ -607,7 +628,7 @@ const OBSERVED: &[Hint] = &[
     Hint {
         id: "lock-not-held",
         levels: [
-            "While your call was paused between its read and its write, another connection got in (see `got`). When does your transaction take the write lock: at BEGIN, at its first write, or not at all?",
+            "While your call was paused between its read and its write, another connection got in (see `got`). When does your transaction take the lock that keeps others out: before its read, at its first write, or not at all?",
             "A lock taken only at the first write leaves a window after the read in which an install can land: the decision is then made on a generation that is no longer installed.",
             "Begin with `db.begin(TransactionBehavior::Immediate)`, before reading the generation, and keep the transaction until the commit.",
         ],
@@ -1051,3 +1072,211 @@ const CLAIMS: &[ClaimHint] = &[
         None,
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    //! Steps as the committed mutants fail them, and the hint each gets.
+
+    use super::*;
+
+    fn hint(claim: &str, track: Track, step: &str, expected: &str, got: &str) -> &'static str {
+        for_step(crate::claim(claim).unwrap(), track, step, expected, got).id
+    }
+
+    #[test]
+    fn a_stub_is_a_stub_on_every_track() {
+        let got = "apply is not implemented yet: open exercises/apply.rs";
+        for track in Track::ALL {
+            assert_eq!(
+                hint("L1.1", track, "apply", "applied, result 5", got),
+                "not-implemented"
+            );
+        }
+    }
+
+    #[test]
+    fn generation_hints_follow_what_was_answered() {
+        let stale = "rejected: stale generation: presented 1, installed 2";
+        let never = "rejected: generation never issued: presented 3, installed 2";
+        let s = Track::Sqlite;
+        assert_eq!(
+            hint("L2.2", s, "apply", never, "applied, result 1"),
+            "generation-accepted"
+        );
+        assert_eq!(
+            hint("L2.2", s, "apply", never, stale),
+            "stale-or-never-issued"
+        );
+        assert_eq!(
+            hint("L4.9", s, "apply", stale, "replayed, original result 5"),
+            "stale-replayed"
+        );
+        assert_eq!(
+            hint("L2.3", s, "apply", "applied, result 5", stale),
+            "current-refused"
+        );
+    }
+
+    #[test]
+    fn duplicate_hints_follow_what_was_answered() {
+        let s = Track::Sqlite;
+        let replay = |result: i64| format!("replayed, original result {result}");
+        assert_eq!(
+            hint("L4.2", s, "apply", &replay(7), &replay(12)),
+            "replay-wrong-result"
+        );
+        assert_eq!(
+            hint("L4.1", s, "apply", &replay(5), "applied, result 10"),
+            "replay-applied-again"
+        );
+        assert_eq!(
+            hint("L4.11", s, "apply", "applied, result 14", &replay(7)),
+            "new-request-replayed"
+        );
+        let conflict =
+            "rejected: conflicting request \"r1\": recorded with delta 7, presented with delta 9";
+        assert_eq!(
+            hint("L4.3", s, "apply", conflict, &replay(7)),
+            "conflict-replayed"
+        );
+        let unique =
+            "database error: UNIQUE constraint failed: requests.resource, requests.request_id";
+        assert_eq!(
+            hint("L4.7", s, "apply", &replay(5), unique),
+            "duplicate-insert"
+        );
+        // A model step that delivered twice: the differing half decides.
+        assert_eq!(
+            hint(
+                "L2.7",
+                s,
+                "case 2",
+                "applied, result 0 and replayed, original result 0",
+                &format!("applied, result 0 and {unique}")
+            ),
+            "duplicate-insert"
+        );
+    }
+
+    #[test]
+    fn input_hints_do_not_blame_apply_for_install() {
+        let s = Track::Sqlite;
+        let below = "rejected: generation must be at least 1, got 0";
+        assert_eq!(
+            hint(
+                "L6.1",
+                s,
+                "install_generation(fund-A, 0)",
+                below,
+                "installed"
+            ),
+            "bad-input"
+        );
+        let check = "database error: CHECK constraint failed: request_id <> ''";
+        assert_eq!(
+            hint("L6.1", s, "apply", "rejected: empty request id", check),
+            "bad-input"
+        );
+        let overflow = "rejected: value overflow: 5 + 9223372036854775807 does not fit in an i64";
+        assert_eq!(
+            hint(
+                "L6.1",
+                s,
+                "apply",
+                overflow,
+                "applied, result -9223372036854775804"
+            ),
+            "overflow"
+        );
+    }
+
+    #[test]
+    fn records_and_state_hints_say_which_way_they_differ() {
+        let s = Track::Sqlite;
+        let r0 = "fund-A r0 delta +5 result 5 generation 2";
+        let r1 = "fund-A r1 delta +5 result 10 generation 2";
+        assert_eq!(
+            hint("L1.2", s, "records of fund-A", r0, "no records"),
+            "record-missing"
+        );
+        assert_eq!(
+            hint("L4.8", s, "records of fund-A", r0, &format!("{r0}; {r1}")),
+            "record-on-refusal"
+        );
+        let rewritten = "fund-A r0 delta +5 result 5 generation 3";
+        assert_eq!(
+            hint("L4.7", s, "records of fund-A", r0, rewritten),
+            "record-differs"
+        );
+        assert_eq!(
+            hint(
+                "L5.1",
+                s,
+                "observe fund-A",
+                "generation 1, value 2",
+                "generation 1, value 7"
+            ),
+            "value-differs"
+        );
+    }
+
+    #[test]
+    fn paused_hints_tell_a_lock_held_too_little_from_too_wide() {
+        let p = Track::Postgres;
+        let held = "contention: another connection holds the lock";
+        let expected = format!("probe fund-A: {held}; install fund-A: {held}");
+        let through = "probe fund-A: acquired the row lock; install fund-A: installed";
+        assert_eq!(
+            hint("L3.2", p, "while apply was paused", &expected, through),
+            "lock-not-held"
+        );
+        let stale = format!(
+            "probe fund-A: {held}; install fund-A: rejected: stale generation: presented 1, installed 2"
+        );
+        assert_eq!(
+            hint(
+                "L3.3",
+                p,
+                "while install_generation was paused",
+                &expected,
+                &stale
+            ),
+            "contention-answered"
+        );
+        let wide = format!("probe fund-A: {held}; probe fund-B: acquired the row lock");
+        let narrow = format!("probe fund-A: {held}; probe fund-B: {held}");
+        assert_eq!(
+            hint("L3.7", p, "while apply was paused", &wide, &narrow),
+            "lock-too-wide"
+        );
+        assert_eq!(
+            hint(
+                "L1.4",
+                p,
+                "the authority's process, while worker 1 is paused",
+                held,
+                "installed"
+            ),
+            "lock-not-held"
+        );
+    }
+
+    #[test]
+    fn every_hint_has_three_levels_and_a_claim_hint_for_every_claim() {
+        for hint in OBSERVED {
+            assert!(
+                hint.levels.iter().all(|level| !level.is_empty()),
+                "{}",
+                hint.id
+            );
+            assert!(hint.levels[0].ends_with('?'), "{}'s level 1 asks", hint.id);
+        }
+        for claim in crate::CLAIMS {
+            assert!(
+                CLAIMS.iter().any(|(id, _, _)| *id == claim.id),
+                "{} has no hint",
+                claim.id
+            );
+        }
+    }
+}

@@ -53,6 +53,9 @@ pub struct Options {
     pub sandbox: bool,
     /// Only this slice of the class (`--shard K/N`).
     pub shard: Shard,
+    /// Submissions an instructor accepted despite what the review held
+    /// (`--accept NAME`): their points count.
+    pub accept: Vec<String>,
 }
 
 /// The lab's checkout: the workspace this grader belongs to.
@@ -83,6 +86,11 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         ));
     }
     output::refuse_inside_submission(&options.submissions, &class, &options.out)?;
+    if let Some(unknown) = options.accept.iter().find(|name| !class.contains(name)) {
+        return Err(format!(
+            "--accept {unknown}: the class has no submission of that name"
+        ));
+    }
     // A gradebook to compare with must exist before a whole class is graded.
     if let Some(expected) = options.expect.as_ref().filter(|path| !path.is_file()) {
         return Err(format!(
@@ -132,6 +140,10 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
                 progress(format_args!("stopped\n"));
             })?;
         submission.elapsed = started.elapsed();
+        submission.accepted = options.accept.contains(name);
+        if submission.held() {
+            submission.short = format!("on hold; {}", submission.short);
+        }
         let points: Vec<String> = submission
             .score
             .tracks
@@ -277,6 +289,7 @@ fn grade_one(
         short: String::new(),
         notes: Vec::new(),
         flags: Vec::new(),
+        accepted: false,
         submitted: Vec::new(),
         elapsed: Duration::ZERO,
     };

@@ -152,9 +152,14 @@ fn grid(page: &mut String, rows: &[Row], track: Track, at: usize) {
             );
         }
         let earned = row.tracks.get(at).map_or(0, |track| track.earned());
+        let points = if row.held {
+            format!("{} ({earned}/{total})", crate::report::ON_HOLD)
+        } else {
+            format!("{earned}/{total}")
+        };
         let _ = writeln!(
             page,
-            "<td class=\"points\">{earned}/{total}</td><td class=\"status\">{}</td>\
+            "<td class=\"points\">{points}</td><td class=\"status\">{}</td>\
              <td class=\"flags\">{}</td>\
              <td><a href=\"{}/results.json\">results</a></td></tr>",
             escape(&row.short),

@@ -159,6 +159,10 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
             })
             .collect();
         progress(format_args!("done {}\n", points.join(", ")));
+        // Whatever the build or the run left in the scratch copy goes now,
+        // not when the next submission starts.
+        fs::remove_dir_all(&scratch_dir)
+            .map_err(|error| format!("cannot remove {}: {error}", scratch_dir.display()))?;
         output::write_results(
             &options.out,
             &submission.name,
@@ -201,14 +205,17 @@ fn class_suite(options: &Options, repository: &Path, work: &Path) -> Result<Suit
             .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
     }
     let sandbox = if options.sandbox {
+        sandbox::hand_over(&[&target])?;
         Some(Sandbox {
             hidden: vec![
                 sandbox::real(repository)?,
                 sandbox::real(&options.submissions)?,
                 sandbox::real(&options.out)?,
             ],
-            readable: Vec::new(),
-            writable: vec![sandbox::real(&scratch_dir)?],
+            // Read-only: a test run writes only into its private /tmp,
+            // whose size is bounded, never into the scratch copy.
+            readable: vec![sandbox::real(&scratch_dir)?],
+            writable: Vec::new(),
         })
     } else {
         None

@@ -108,12 +108,62 @@ impl Allowlist {
 
 /// Names every Rust file may use without a path: primitives and the prelude.
 const PRELUDE: &[&str] = &[
-    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32",
-    "f64", "bool", "char", "str", "Option", "Some", "None", "Result", "Ok", "Err", "String", "Vec",
-    "Box", "ToString", "ToOwned", "Clone", "Copy", "Default", "Iterator", "IntoIterator",
-    "Extend", "FromIterator", "DoubleEndedIterator", "ExactSizeIterator", "PartialEq", "Eq",
-    "PartialOrd", "Ord", "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "Drop", "Fn",
-    "FnMut", "FnOnce", "Send", "Sync", "Sized", "Unpin", "Self",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "f32",
+    "f64",
+    "bool",
+    "char",
+    "str",
+    "Option",
+    "Some",
+    "None",
+    "Result",
+    "Ok",
+    "Err",
+    "String",
+    "Vec",
+    "Box",
+    "ToString",
+    "ToOwned",
+    "Clone",
+    "Copy",
+    "Default",
+    "Iterator",
+    "IntoIterator",
+    "Extend",
+    "FromIterator",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "PartialEq",
+    "Eq",
+    "PartialOrd",
+    "Ord",
+    "AsRef",
+    "AsMut",
+    "Into",
+    "From",
+    "TryFrom",
+    "TryInto",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Send",
+    "Sync",
+    "Sized",
+    "Unpin",
+    "Self",
 ];
 
 /// The crate roots that name the standard library.
@@ -243,7 +293,11 @@ fn use_leaves(
             out.push((prefix.clone(), bound, name.ident.span()));
         }
         syn::UseTree::Name(name) => {
-            out.push((extend(&name.ident), Some(unraw(&name.ident)), name.ident.span()));
+            out.push((
+                extend(&name.ident),
+                Some(unraw(&name.ident)),
+                name.ident.span(),
+            ));
         }
         syn::UseTree::Rename(rename) => {
             let path = if rename.ident == "self" {
@@ -331,11 +385,17 @@ impl Review<'_> {
         let root = &path[0];
         let builds = path.iter().skip(1).any(|segment| segment.starts_with('$'));
         let what = if root.starts_with('$') {
-            format!("a path a macro builds from its variable `{}`", path.join("::"))
+            format!(
+                "a path a macro builds from its variable `{}`",
+                path.join("::")
+            )
         } else if builds {
             format!("a path a macro builds: `{}`", path.join("::"))
         } else {
-            format!("names `{}`, which the allowlist does not have", path.join("::"))
+            format!(
+                "names `{}`, which the allowlist does not have",
+                path.join("::")
+            )
         };
         self.hold(span, what);
     }
@@ -381,12 +441,7 @@ impl Review<'_> {
 
     /// A macro called by `path`; its tokens are read too.
     fn check_macro(&mut self, mac: &syn::Macro) {
-        let segments: Vec<String> = mac
-            .path
-            .segments
-            .iter()
-            .map(|s| unraw(&s.ident))
-            .collect();
+        let segments: Vec<String> = mac.path.segments.iter().map(|s| unraw(&s.ident)).collect();
         let span = mac
             .path
             .segments
@@ -439,9 +494,7 @@ impl Review<'_> {
                     }
                     if let Some(TokenTree::Group(group)) = trees.get(next) {
                         if group.delimiter() == Delimiter::Bracket {
-                            if let Ok(attribute) =
-                                syn::parse2::<AttributeTokens>(group.stream())
-                            {
+                            if let Ok(attribute) = syn::parse2::<AttributeTokens>(group.stream()) {
                                 self.check_meta(&attribute.0, group.span());
                             } else {
                                 self.hold(
@@ -486,14 +539,14 @@ impl Review<'_> {
             && !matches!(trees.get(end + 1), Some(TokenTree::Punct(p)) if p.as_char() == '=');
         match path {
             [one] if one == "unsafe" => self.hold(span, "unsafe code".to_owned()),
-            [one] if one == "extern" => {
-                self.hold(span, "an extern block, crate or ABI".to_owned())
-            }
+            [one] if one == "extern" => self.hold(span, "an extern block, crate or ABI".to_owned()),
             [one] if called && one == "macro_rules" => {}
             _ if called => self.check_macro_name(path, leading_colon, span),
             [one] if STD_ROOTS.contains(&one.as_str()) => self.hold(
                 span,
-                format!("hands the crate root `{one}` to a macro, which could build a path from it"),
+                format!(
+                    "hands the crate root `{one}` to a macro, which could build a path from it"
+                ),
             ),
             [one] => {
                 if let Some(target) = self.aliases.get(one).cloned() {
@@ -574,7 +627,11 @@ fn path_at(trees: &[TokenTree], mut at: usize) -> (Vec<String>, usize, Span) {
             },
             _ => break,
         }
-        if colons(at) && matches!(trees.get(at + 2), Some(TokenTree::Ident(_) | TokenTree::Punct(_)))
+        if colons(at)
+            && matches!(
+                trees.get(at + 2),
+                Some(TokenTree::Ident(_) | TokenTree::Punct(_))
+            )
         {
             let next_is_segment = match trees.get(at + 2) {
                 Some(TokenTree::Ident(_)) => true,
@@ -807,7 +864,11 @@ mod tests {
         let lab = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut files = Vec::new();
         let mut stack = vec![lab.join("solutions"), lab.join("exercises")];
-        for entry in std::fs::read_dir(lab.join("tests")).into_iter().flatten().flatten() {
+        for entry in std::fs::read_dir(lab.join("tests"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             if entry.file_name().to_string_lossy().starts_with("class") {
                 stack.push(entry.path());
             }
@@ -826,8 +887,16 @@ mod tests {
         let mut held = Vec::new();
         for path in &files {
             let source = std::fs::read_to_string(path).unwrap_or_default();
-            let shown = path.strip_prefix(&lab).unwrap_or(path).display().to_string();
-            held.extend(scan(&shown, &source).into_iter().map(|flag| flag.to_string()));
+            let shown = path
+                .strip_prefix(&lab)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+            held.extend(
+                scan(&shown, &source)
+                    .into_iter()
+                    .map(|flag| flag.to_string()),
+            );
         }
         assert!(held.is_empty(), "held:\n{}", held.join("\n"));
     }

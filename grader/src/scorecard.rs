@@ -47,6 +47,7 @@ pub fn grade(
         sandbox::check()?;
         std::fs::create_dir_all(&target_dir)
             .map_err(|error| format!("cannot create {}: {error}", target_dir.display()))?;
+        sandbox::hand_over(&[&target_dir])?;
         // The checkout hidden, then its build inputs shown again, read-only:
         // no reference (unless it is what is graded), no class, no grader.
         let readable = scratch::build_inputs(&checkout, solutions)

@@ -78,7 +78,11 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         out: absolute(&options.out)?,
         ..options.clone()
     };
-    let class = submission::list(&options.submissions, &options.out)?;
+    let found = submission::list(&options.submissions, &options.out)?;
+    for (name, why) in &found.refused {
+        eprintln!("grade: not graded: the folder {name}: {why}");
+    }
+    let class = found.names;
     if class.is_empty() {
         return Err(format!(
             "no submissions in {}: each submission is a folder holding its exercise files",
@@ -99,6 +103,13 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         ));
     }
     let _lock = output::lock(&options.out)?;
+    // From here on the output folder is named by its real path: bwrap
+    // mounts what a path leads to, and a link on the way would otherwise
+    // name a folder the sandbox does not show.
+    let options = &Options {
+        out: canonical(&options.out)?,
+        ..options.clone()
+    };
     if options.sandbox {
         sandbox::check()?;
     }
@@ -134,6 +145,7 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
             suite: &suite,
             allowed: &allowed,
             first: index == 0,
+            class: &class,
         };
         let mut submission =
             grade_one(name, &folder, &context, &mut last_built).inspect_err(|_| {
@@ -175,6 +187,9 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     let written = output::write_class(&options.out, &class, options.shard, options.sandbox, &rows)?;
 
     say_summary(options, &graded, names.len(), class.len(), &written);
+    for (name, why) in &found.refused {
+        println!("not graded: the folder {name}: {why}");
+    }
 
     let mut failed = !report::rules_hold(&rows);
     if let Some(expected) = &options.expect {
@@ -277,6 +292,7 @@ struct Context<'a> {
     suite: &'a Suite,
     allowed: &'a [PathBuf],
     first: bool,
+    class: &'a [String],
 }
 
 /// One submission, from its files to its score. What goes wrong with the
@@ -302,6 +318,11 @@ fn grade_one(
     };
     if context.suite.sandbox.is_none() {
         graded.notes.push(NO_SANDBOX.to_owned());
+    }
+    if let Some(note) =
+        submission::link_note(folder.parent().unwrap_or(folder), name, context.class)
+    {
+        graded.notes.push(note);
     }
     let ignored = submission::ignored_entries(folder);
     if !ignored.is_empty() {

@@ -273,18 +273,24 @@ fn chown_all(_path: &Path, _account: Account) -> std::io::Result<()> {
 
 /// Whether the sandbox can be created here; the reason when it cannot.
 pub fn check() -> Result<(), String> {
-    let advice = "grade runs every submission in a bubblewrap sandbox (Debian package \
-                  bubblewrap); install it, or give --no-sandbox to grade without one";
-    let probe = Sandbox::default();
-    let mut command = probe.command("true", Path::new("/"))?;
-    let output = command.stdin(Stdio::null()).output();
-    match output {
+    probe().map_err(|reason| {
+        format!(
+            "{reason}; grade runs every submission in a bubblewrap sandbox (Debian package \
+             bubblewrap); install it, or give --no-sandbox to grade without one"
+        )
+    })
+}
+
+/// Starts `true` in the sandbox; why it failed, in a few words.
+pub fn probe() -> Result<(), String> {
+    let mut command = Sandbox::default().command("true", Path::new("/"))?;
+    match command.stdin(Stdio::null()).output() {
         Ok(output) if output.status.success() => Ok(()),
         Ok(output) => Err(format!(
-            "cannot create the sandbox: bwrap says {:?}; {advice}",
+            "cannot create the sandbox: bwrap says {:?}",
             String::from_utf8_lossy(&output.stderr).trim()
         )),
-        Err(error) => Err(format!("cannot run bwrap: {error}; {advice}")),
+        Err(error) => Err(format!("cannot run bwrap: {error}")),
     }
 }
 

@@ -566,7 +566,7 @@ pub fn summary_table(graded: &[Graded]) -> String {
 pub fn flags_listing(graded: &[Graded]) -> String {
     const SHOWN: usize = 5;
     let mut listing = String::new();
-    for submission in graded.iter().filter(|s| !s.flags.is_empty()) {
+    for submission in graded.iter().filter(|s| s.held()) {
         if listing.is_empty() {
             listing.push_str(
                 "on hold (names outside grader/allowlist.txt; points not in the total until \

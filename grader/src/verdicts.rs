@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use rustix::io::{FdFlags, fcntl_setfd};
+use rustix::io::{FdFlags, fcntl_dupfd_cloexec, fcntl_setfd};
 
 use crate::libtest::Verdict;
 use crate::process::{self, LineSink};
@@ -35,6 +35,9 @@ use crate::process::{self, LineSink};
 /// The variable that names the child's end of the socket to the test
 /// support.
 const VARIABLE: &str = "FENCING_LAB_VERDICTS";
+
+/// The lowest descriptor number the child's end may have.
+const HIGH_FD: i32 = 900;
 
 /// One run's channel, before the run.
 pub struct Channel {
@@ -54,11 +57,11 @@ impl Channel {
         // Both ends are closed on exec until `pass_to` opens the child's.
         let (mut ours, child) = UnixStream::pair()?;
         ours.write_all(format!("{key}\n").as_bytes())?;
-        Ok(Channel {
-            key,
-            child: OwnedFd::from(child),
-            ours,
-        })
+        // A high number: a process the test binary starts inherits the
+        // variable but not the descriptor, and its own files, numbered from
+        // the lowest free one, never reach this number.
+        let child = fcntl_dupfd_cloexec(&child, HIGH_FD)?;
+        Ok(Channel { key, child, ours })
     }
 
     /// Hands the child its end (and only the child: it stays closed on exec

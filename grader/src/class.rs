@@ -120,6 +120,9 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     let suite = class_suite(options, &repository, &work)?;
     scratch::prepare(&repository, &scratch_dir)?;
     suite.fetch()?;
+    if options.sandbox {
+        sandbox::share_sources()?;
+    }
     // Links are followed within the class. A course author's own classes
     // (tests/class) also link into the lab's reference; a learner's must not.
     let mut allowed = vec![canonical(&options.submissions)?];
@@ -249,7 +252,7 @@ fn class_suite(options: &Options, repository: &Path, work: &Path) -> Result<Suit
     })
 }
 
-/// The summary on stdout: the table, the review flags, the sandbox, the
+/// The summary on stdout: the table, the submissions on hold, the sandbox, the
 /// shard, and what was written.
 fn say_summary(
     options: &Options,

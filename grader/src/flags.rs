@@ -169,12 +169,12 @@ const PRELUDE: &[&str] = &[
 /// The crate roots that name the standard library.
 const STD_ROOTS: &[&str] = &["std", "core", "alloc"];
 
-/// Reviews one exercise file. `module` is where it sits in the lab (`crate`
-/// for the SQLite exercises, `crate::pg`, `crate::etcd`), for `super::`.
+/// Reviews one exercise file, named as in the lab (`exercises/apply.rs`,
+/// `exercises/postgres/apply.rs`, …): the name tells where it sits in the
+/// lab's crate, which `super::` leads to.
 pub fn scan(file: &str, source: &str) -> Vec<Flag> {
     let lines: Vec<&str> = source.lines().collect();
     let mut review = Review {
-        file,
         lines: &lines,
         module: module_of(file),
         aliases: BTreeMap::new(),
@@ -323,7 +323,6 @@ fn unraw(ident: &syn::Ident) -> String {
 
 /// The review of one file.
 struct Review<'a> {
-    file: &'a str,
     lines: &'a [&'a str],
     module: Vec<String>,
     aliases: BTreeMap<String, Vec<String>>,
@@ -337,7 +336,6 @@ impl Review<'_> {
     fn hold(&mut self, span: Span, what: String) {
         let line = span.start().line.max(1);
         let text = shorten(self.lines.get(line - 1).copied().unwrap_or_default().trim());
-        let _ = self.file;
         self.found.entry((line, what)).or_insert(text);
     }
 

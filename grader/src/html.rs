@@ -3,7 +3,7 @@
 //! claims, grouped by lesson, per graded track. Each claim's and each
 //! lesson's class pass rate closes the grid, and the claim the class passes
 //! least is marked, so it stands out. Per submission: its points, status,
-//! review flags and a link to its `results.json`.
+//! the lines the review held and a link to its `results.json`.
 //!
 //! The page holds no timing and no date: the same class gives the same page.
 

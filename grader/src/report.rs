@@ -397,7 +397,7 @@ pub fn results_json(graded: &Graded) -> Value {
     result.insert("version".into(), json!(3));
     result.insert("status".into(), json!(graded.status()));
     // Exercism v3: the top-level message belongs to an `error` status only.
-    // Notes and review flags go to a key of their own, which runners ignore.
+    // Notes and the lines the review held go to a key of their own, which runners ignore.
     let message = top_message(graded);
     if graded.error.is_some() {
         result.insert("message".into(), json!(message));
@@ -465,7 +465,7 @@ fn claim_json(track: Track, score: &ClaimScore, error: Option<&str>) -> Value {
     Value::Object(test)
 }
 
-/// The run's error, the notes and the review flags, as one message.
+/// The run's error, the notes and the lines the review held, as one message.
 fn top_message(graded: &Graded) -> String {
     let mut parts = Vec::new();
     if let Some(error) = &graded.error {
@@ -561,7 +561,7 @@ pub fn summary_table(graded: &[Graded]) -> String {
     table
 }
 
-/// The review flags of the whole class, for the terminal: a few lines per
+/// The submissions on hold and the lines they were held for, for the terminal: a few lines per
 /// submission, all of them in its `results.json`.
 pub fn flags_listing(graded: &[Graded]) -> String {
     const SHOWN: usize = 5;

@@ -85,6 +85,9 @@ pub fn grade(
         test_limit,
     };
     suite.fetch()?;
+    if suite.sandbox.is_some() {
+        sandbox::share_sources()?;
+    }
     let (score, problem) = match suite.build()? {
         Built::Executable { path, .. } => {
             let ran = suite.run(&path)?;

@@ -81,10 +81,14 @@ pub use store::{Session, Store};
     path = "../exercises/install_generation.rs"
 )]
 #[cfg_attr(feature = "solutions", path = "../solutions/install_generation.rs")]
+// No unsafe code in a learner's exercise, and no `allow` can undo it.
+#[forbid(unsafe_code)]
 mod install_generation_impl;
 
 #[cfg_attr(not(feature = "solutions"), path = "../exercises/apply.rs")]
 #[cfg_attr(feature = "solutions", path = "../solutions/apply.rs")]
+// No unsafe code in a learner's exercise, and no `allow` can undo it.
+#[forbid(unsafe_code)]
 mod apply_impl;
 
 /// Which implementation is compiled in, for the transcript's header.

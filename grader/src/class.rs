@@ -53,6 +53,9 @@ pub struct Options {
     pub sandbox: bool,
     /// Only this slice of the class (`--shard K/N`).
     pub shard: Shard,
+    /// Submissions an instructor accepted despite what the review held
+    /// (`--accept NAME`): their points count.
+    pub accept: Vec<String>,
 }
 
 /// The lab's checkout: the workspace this grader belongs to.
@@ -75,7 +78,11 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         out: absolute(&options.out)?,
         ..options.clone()
     };
-    let class = submission::list(&options.submissions, &options.out)?;
+    let found = submission::list(&options.submissions, &options.out)?;
+    for (name, why) in &found.refused {
+        eprintln!("grade: not graded: the folder {name}: {why}");
+    }
+    let class = found.names;
     if class.is_empty() {
         return Err(format!(
             "no submissions in {}: each submission is a folder holding its exercise files",
@@ -83,6 +90,11 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         ));
     }
     output::refuse_inside_submission(&options.submissions, &class, &options.out)?;
+    if let Some(unknown) = options.accept.iter().find(|name| !class.contains(name)) {
+        return Err(format!(
+            "--accept {unknown}: the class has no submission of that name"
+        ));
+    }
     // A gradebook to compare with must exist before a whole class is graded.
     if let Some(expected) = options.expect.as_ref().filter(|path| !path.is_file()) {
         return Err(format!(
@@ -91,6 +103,13 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         ));
     }
     let _lock = output::lock(&options.out)?;
+    // From here on the output folder is named by its real path: bwrap
+    // mounts what a path leads to, and a link on the way would otherwise
+    // name a folder the sandbox does not show.
+    let options = &Options {
+        out: canonical(&options.out)?,
+        ..options.clone()
+    };
     if options.sandbox {
         sandbox::check()?;
     }
@@ -101,6 +120,9 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     let suite = class_suite(options, &repository, &work)?;
     scratch::prepare(&repository, &scratch_dir)?;
     suite.fetch()?;
+    if options.sandbox {
+        sandbox::share_sources()?;
+    }
     // Links are followed within the class. A course author's own classes
     // (tests/class) also link into the lab's reference; a learner's must not.
     let mut allowed = vec![canonical(&options.submissions)?];
@@ -126,12 +148,17 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
             suite: &suite,
             allowed: &allowed,
             first: index == 0,
+            class: &class,
         };
         let mut submission =
             grade_one(name, &folder, &context, &mut last_built).inspect_err(|_| {
                 progress(format_args!("stopped\n"));
             })?;
         submission.elapsed = started.elapsed();
+        submission.accepted = options.accept.contains(name);
+        if submission.held() {
+            submission.short = format!("on hold; {}", submission.short);
+        }
         let points: Vec<String> = submission
             .score
             .tracks
@@ -147,6 +174,10 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
             })
             .collect();
         progress(format_args!("done {}\n", points.join(", ")));
+        // Whatever the build or the run left in the scratch copy goes now,
+        // not when the next submission starts.
+        fs::remove_dir_all(&scratch_dir)
+            .map_err(|error| format!("cannot remove {}: {error}", scratch_dir.display()))?;
         output::write_results(
             &options.out,
             &submission.name,
@@ -159,6 +190,9 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     let written = output::write_class(&options.out, &class, options.shard, options.sandbox, &rows)?;
 
     say_summary(options, &graded, names.len(), class.len(), &written);
+    for (name, why) in &found.refused {
+        println!("not graded: the folder {name}: {why}");
+    }
 
     let mut failed = !report::rules_hold(&rows);
     if let Some(expected) = &options.expect {
@@ -189,14 +223,17 @@ fn class_suite(options: &Options, repository: &Path, work: &Path) -> Result<Suit
             .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
     }
     let sandbox = if options.sandbox {
+        sandbox::hand_over(&[&target])?;
         Some(Sandbox {
             hidden: vec![
                 sandbox::real(repository)?,
                 sandbox::real(&options.submissions)?,
                 sandbox::real(&options.out)?,
             ],
-            readable: Vec::new(),
-            writable: vec![sandbox::real(&scratch_dir)?],
+            // Read-only: a test run writes only into its private /tmp,
+            // whose size is bounded, never into the scratch copy.
+            readable: vec![sandbox::real(&scratch_dir)?],
+            writable: Vec::new(),
         })
     } else {
         None
@@ -215,7 +252,7 @@ fn class_suite(options: &Options, repository: &Path, work: &Path) -> Result<Suit
     })
 }
 
-/// The summary on stdout: the table, the review flags, the sandbox, the
+/// The summary on stdout: the table, the submissions on hold, the sandbox, the
 /// shard, and what was written.
 fn say_summary(
     options: &Options,
@@ -258,6 +295,7 @@ struct Context<'a> {
     suite: &'a Suite,
     allowed: &'a [PathBuf],
     first: bool,
+    class: &'a [String],
 }
 
 /// One submission, from its files to its score. What goes wrong with the
@@ -277,11 +315,17 @@ fn grade_one(
         short: String::new(),
         notes: Vec::new(),
         flags: Vec::new(),
+        accepted: false,
         submitted: Vec::new(),
         elapsed: Duration::ZERO,
     };
     if context.suite.sandbox.is_none() {
         graded.notes.push(NO_SANDBOX.to_owned());
+    }
+    if let Some(note) =
+        submission::link_note(folder.parent().unwrap_or(folder), name, context.class)
+    {
+        graded.notes.push(note);
     }
     let ignored = submission::ignored_entries(folder);
     if !ignored.is_empty() {

@@ -59,6 +59,10 @@ options:
   --solutions           grade the reference instead of this checkout's exercises
   --postgres            grade the PostgreSQL track too
   --etcd                grade the etcd track too
+  --accept NAME         count the points of the submission NAME although the
+                        review put it on hold (its source names what
+                        grader/allowlist.txt does not have); read the lines
+                        its report quotes first. May be given more than once
   --no-sandbox          run submissions without the sandbox, said in every
                         report (for machines where bubblewrap cannot run)
   -h, --help            print this text
@@ -116,6 +120,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     let (mut solutions, mut sandbox, mut shard) = (false, true, None);
     let mut merge: Option<Vec<PathBuf>> = None;
     let (mut hint, mut level, mut track) = (None::<String>, None, Track::Sqlite);
+    let mut accept = Vec::new();
     while let Some(arg) = parser.next().map_err(message)? {
         match arg {
             Short('h') | Long("help") => return Ok(Mode::Help),
@@ -153,6 +158,13 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
                 track = Track::Etcd;
             }
             Long("no-sandbox") => sandbox = false,
+            Long("accept") => accept.push(
+                parser
+                    .value()
+                    .map_err(message)?
+                    .into_string()
+                    .map_err(|name| format!("--accept takes a submission's name, not {name:?}"))?,
+            ),
             Long("shard") => {
                 let value = parser.value().map_err(message)?;
                 shard = Some(Shard::parse(&value.to_string_lossy())?);
@@ -168,6 +180,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     }
     if let Some(what) = hint {
         return Ok(Mode::Hint { what, level, track });
+    }
+    if !accept.is_empty() && submissions.is_none() {
+        return Err("--accept is for a class graded with --submissions".to_owned());
     }
     if solutions && (submissions.is_some() || merge.is_some()) {
         return Err("--solutions is for the scorecard, not for a class".to_owned());
@@ -196,6 +211,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
             expect,
             sandbox,
             shard: shard.unwrap_or(Shard::WHOLE),
+            accept,
         })),
         (Some(_), None) => {
             Err("--submissions needs --out OUTDIR: where to write the gradebook".to_owned())

@@ -1,24 +1,47 @@
-//! Review flags: lines of a submission that use something an honest
-//! solution never needs and that could forge a result (end the test process
-//! early, print lookalike verdicts, read the tests' files, keep state between
-//! tests). They are for the instructor to read; they change no score.
+//! The review of a submission's source, before it is built: every path,
+//! macro and attribute an exercise file names is held against the allowlist
+//! (`grader/allowlist.txt`, compiled in). Anything outside it puts the
+//! submission on hold: it is graded, but its points stay out of the total
+//! until an instructor accepts it (`--accept NAME`), and the report quotes
+//! each offending line.
 //!
-//! The scan is lexical. Comments and the contents of string and character
-//! literals are skipped first, so `// no unsafe here` raises nothing and a
-//! string cannot hide the code after it; what remains is matched by
-//! identifier, not by substring, so `exit_code` is not `exit`.
+//! The file is read with a real Rust parser (`syn`). `use` declarations are
+//! followed, renames included (`use std::{fs as f}` makes `f::read` a
+//! `std::fs::read`), and so are the macros the file defines: a
+//! `macro_rules!` body, like every macro's arguments, is read token by
+//! token, so a path it spells (`std::fs::read`), a path it builds from one
+//! of its variables after a crate root (`std::$m::read`) and a bare crate
+//! root handed to it are all seen. `unsafe`, `extern` and `mod name;` are
+//! always held.
+//!
+//! The review is the defence against code in the test process itself: the
+//! sandbox keeps a submission from the rest of the machine, but not from
+//! the memory of the process it runs in, where the verdict channel's key
+//! lives.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
 
-/// One flagged line.
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use syn::punctuated::Punctuated;
+use syn::visit::{self, Visit};
+use syn::{Attribute, Meta, Token};
+
+/// The allowlist's text.
+const ALLOWLIST: &str = include_str!("../allowlist.txt");
+
+/// The most lines one submission lists; past that, the point is made.
+const MAX_FLAGS: usize = 40;
+
+/// One held line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Flag {
     /// The exercise file, as `exercises/apply.rs`.
     pub file: String,
     /// Its line number, from 1.
     pub line: usize,
-    /// What the construct can do, in a few words.
-    pub what: &'static str,
+    /// What it names that the allowlist does not have.
+    pub what: String,
     /// The line itself, trimmed and shortened.
     pub text: String,
 }
@@ -33,77 +56,723 @@ impl std::fmt::Display for Flag {
     }
 }
 
-const EXIT: &str = "ends the process (process::exit, abort)";
-const UNSAFE: &str = "unsafe code";
-const ENV: &str = "reads the environment";
-const FS: &str = "file-system access";
-const NET: &str = "network access";
-const COMMAND: &str = "runs another program";
-const PRINT: &str = "writes to stdout or stderr directly";
-const INCLUDE: &str = "includes another file";
-const PATH: &str = "#[path] points a module elsewhere";
-const EXTERN: &str = "extern block, crate or ABI";
-const LINKER: &str = "linker attribute";
-const GLOBAL: &str = "global state shared between tests";
-const THREAD: &str = "threads, or the test's thread name";
+/// The allowlist, read once.
+struct Allowlist {
+    paths: Vec<Vec<String>>,
+    macros: BTreeSet<String>,
+    attributes: BTreeSet<String>,
+}
 
-/// The most lines one submission lists; past that, the point is made.
-const MAX_FLAGS: usize = 40;
+fn allowlist() -> &'static Allowlist {
+    static LIST: OnceLock<Allowlist> = OnceLock::new();
+    LIST.get_or_init(|| {
+        let mut list = Allowlist {
+            paths: Vec::new(),
+            macros: BTreeSet::new(),
+            attributes: BTreeSet::new(),
+        };
+        for line in ALLOWLIST.lines() {
+            let line = line.split('#').next().unwrap_or_default().trim();
+            match line.split_once(' ') {
+                Some(("path", path)) => list
+                    .paths
+                    .push(path.trim().split("::").map(str::to_owned).collect()),
+                Some(("macro", name)) => {
+                    list.macros.insert(name.trim().to_owned());
+                }
+                Some(("attribute", name)) => {
+                    list.attributes.insert(name.trim().to_owned());
+                }
+                _ => {}
+            }
+        }
+        list
+    })
+}
 
-/// Scans one exercise file.
+impl Allowlist {
+    /// Whether `path` is an entry or lies under one.
+    fn allows(&self, path: &[String]) -> bool {
+        self.paths
+            .iter()
+            .any(|entry| path.len() >= entry.len() && path[..entry.len()] == entry[..])
+    }
+
+    /// Whether `path` is a module on the way to an entry (`use std::cmp;`).
+    fn leads_to(&self, path: &[String]) -> bool {
+        self.paths
+            .iter()
+            .any(|entry| entry.len() > path.len() && entry[..path.len()] == path[..])
+    }
+}
+
+/// Names every Rust file may use without a path: primitives and the prelude.
+const PRELUDE: &[&str] = &[
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "f32",
+    "f64",
+    "bool",
+    "char",
+    "str",
+    "Option",
+    "Some",
+    "None",
+    "Result",
+    "Ok",
+    "Err",
+    "String",
+    "Vec",
+    "Box",
+    "ToString",
+    "ToOwned",
+    "Clone",
+    "Copy",
+    "Default",
+    "Iterator",
+    "IntoIterator",
+    "Extend",
+    "FromIterator",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "PartialEq",
+    "Eq",
+    "PartialOrd",
+    "Ord",
+    "AsRef",
+    "AsMut",
+    "Into",
+    "From",
+    "TryFrom",
+    "TryInto",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Send",
+    "Sync",
+    "Sized",
+    "Unpin",
+    "Self",
+];
+
+/// The crate roots that name the standard library.
+const STD_ROOTS: &[&str] = &["std", "core", "alloc"];
+
+/// Reviews one exercise file, named as in the lab (`exercises/apply.rs`,
+/// `exercises/postgres/apply.rs`, …): the name tells where it sits in the
+/// lab's crate, which `super::` leads to.
 pub fn scan(file: &str, source: &str) -> Vec<Flag> {
-    let tokens = lex(source);
     let lines: Vec<&str> = source.lines().collect();
-    let mut seen = BTreeSet::new();
-    for (index, (line, token)) in tokens.iter().enumerate() {
-        let next = |offset: usize| tokens.get(index + offset).map(|(_, token)| token);
-        let before = |offset: usize| {
-            index
-                .checked_sub(offset)
-                .and_then(|at| tokens.get(at))
-                .map(|(_, token)| token)
-        };
-        let path_segment = next(1) == Some(&Tok::Punct(':')) && next(2) == Some(&Tok::Punct(':'));
-        let macro_call = next(1) == Some(&Tok::Punct('!'));
-        let in_attribute = before(1) == Some(&Tok::Punct('['))
-            && (before(2) == Some(&Tok::Punct('#'))
-                || (before(2) == Some(&Tok::Punct('!')) && before(3) == Some(&Tok::Punct('#'))));
-        let Tok::Ident(word) = token else { continue };
-        let what = match word.as_str() {
-            "exit" | "abort" => Some(EXIT),
-            "process" if path_segment => Some(EXIT),
-            "unsafe" => Some(UNSAFE),
-            "env" if path_segment || macro_call => Some(ENV),
-            "option_env" if macro_call => Some(ENV),
-            "fs" if path_segment => Some(FS),
-            "File" | "OpenOptions" => Some(FS),
-            "net" if path_segment => Some(NET),
-            "TcpStream" | "TcpListener" | "UdpSocket" => Some(NET),
-            "Command" => Some(COMMAND),
-            "println" | "print" | "eprintln" | "eprint" | "dbg" if macro_call => Some(PRINT),
-            "stdout" | "stderr" => Some(PRINT),
-            "include" | "include_str" | "include_bytes" if macro_call => Some(INCLUDE),
-            "path" if in_attribute => Some(PATH),
-            "extern" => Some(EXTERN),
-            "no_mangle" | "export_name" | "link_section" => Some(LINKER),
-            "used" if in_attribute => Some(LINKER),
-            "static" | "thread_local" => Some(GLOBAL),
-            "thread" if path_segment => Some(THREAD),
-            _ => None,
-        };
-        if let Some(what) = what {
-            seen.insert((*line, what));
+    let mut review = Review {
+        lines: &lines,
+        module: module_of(file),
+        aliases: BTreeMap::new(),
+        locals: BTreeSet::new(),
+        macros: BTreeSet::new(),
+        found: BTreeMap::new(),
+    };
+    match syn::parse_file(source) {
+        Ok(parsed) => {
+            let mut names = Declared::default();
+            names.visit_file(&parsed);
+            review.aliases = names.aliases;
+            review.locals = names.locals;
+            review.macros = names.macros;
+            review.visit_file(&parsed);
+        }
+        Err(error) => {
+            // The compiler will say what is wrong; the review cannot read it.
+            review.hold(error.span(), format!("cannot be read: {error}"));
         }
     }
-    seen.into_iter()
+    review
+        .found
+        .into_iter()
         .take(MAX_FLAGS)
-        .map(|(line, what)| Flag {
+        .map(|((line, what), text)| Flag {
             file: file.to_owned(),
             line,
             what,
-            text: shorten(lines.get(line - 1).copied().unwrap_or_default().trim()),
+            text,
         })
         .collect()
+}
+
+/// The module an exercise file is compiled as a child of.
+fn module_of(file: &str) -> Vec<String> {
+    let mut module = vec!["crate".to_owned()];
+    if file.contains("postgres/") {
+        module.push("pg".to_owned());
+    } else if file.contains("etcd/") {
+        module.push("etcd".to_owned());
+    }
+    module
+}
+
+/// The names a file declares or imports, gathered before the review so that
+/// order does not matter.
+#[derive(Default)]
+struct Declared {
+    aliases: BTreeMap<String, Vec<String>>,
+    locals: BTreeSet<String>,
+    macros: BTreeSet<String>,
+}
+
+impl<'ast> Visit<'ast> for Declared {
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        let mut leaves = Vec::new();
+        use_leaves(&item.tree, Vec::new(), &mut leaves);
+        for (path, name, _) in leaves {
+            if let Some(name) = name {
+                self.aliases.insert(name, path);
+            }
+        }
+    }
+
+    fn visit_item_macro(&mut self, item: &'ast syn::ItemMacro) {
+        if let Some(name) = &item.ident {
+            self.macros.insert(name.to_string());
+        }
+        visit::visit_item_macro(self, item);
+    }
+
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let name = match item {
+            syn::Item::Const(item) => Some(&item.ident),
+            syn::Item::Enum(item) => Some(&item.ident),
+            syn::Item::Fn(item) => Some(&item.sig.ident),
+            syn::Item::Mod(item) => Some(&item.ident),
+            syn::Item::Static(item) => Some(&item.ident),
+            syn::Item::Struct(item) => Some(&item.ident),
+            syn::Item::Trait(item) => Some(&item.ident),
+            syn::Item::Type(item) => Some(&item.ident),
+            syn::Item::Union(item) => Some(&item.ident),
+            _ => None,
+        };
+        if let Some(name) = name {
+            self.locals.insert(unraw(name));
+        }
+        visit::visit_item(self, item);
+    }
+
+    fn visit_generic_param(&mut self, param: &'ast syn::GenericParam) {
+        if let syn::GenericParam::Type(param) = param {
+            self.locals.insert(unraw(&param.ident));
+        }
+        visit::visit_generic_param(self, param);
+    }
+}
+
+/// A `use` tree's leaves: the full path, the name it is bound to (none for
+/// a glob), and the span to quote.
+fn use_leaves(
+    tree: &syn::UseTree,
+    prefix: Vec<String>,
+    out: &mut Vec<(Vec<String>, Option<String>, Span)>,
+) {
+    let extend = |name: &syn::Ident| {
+        let mut path = prefix.clone();
+        path.push(unraw(name));
+        path
+    };
+    match tree {
+        syn::UseTree::Path(path) => use_leaves(&path.tree, extend(&path.ident), out),
+        syn::UseTree::Name(name) if name.ident == "self" => {
+            let bound = prefix.last().cloned();
+            out.push((prefix.clone(), bound, name.ident.span()));
+        }
+        syn::UseTree::Name(name) => {
+            out.push((
+                extend(&name.ident),
+                Some(unraw(&name.ident)),
+                name.ident.span(),
+            ));
+        }
+        syn::UseTree::Rename(rename) => {
+            let path = if rename.ident == "self" {
+                prefix.clone()
+            } else {
+                extend(&rename.ident)
+            };
+            out.push((path, Some(unraw(&rename.rename)), rename.ident.span()));
+        }
+        syn::UseTree::Glob(glob) => out.push((prefix.clone(), None, glob.star_token.span)),
+        syn::UseTree::Group(group) => {
+            for tree in &group.items {
+                use_leaves(tree, prefix.clone(), out);
+            }
+        }
+    }
+}
+
+fn unraw(ident: &syn::Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
+}
+
+/// The review of one file.
+struct Review<'a> {
+    lines: &'a [&'a str],
+    module: Vec<String>,
+    aliases: BTreeMap<String, Vec<String>>,
+    locals: BTreeSet<String>,
+    macros: BTreeSet<String>,
+    /// (line, what) to the line's text.
+    found: BTreeMap<(usize, String), String>,
+}
+
+impl Review<'_> {
+    fn hold(&mut self, span: Span, what: String) {
+        let line = span.start().line.max(1);
+        let text = shorten(self.lines.get(line - 1).copied().unwrap_or_default().trim());
+        self.found.entry((line, what)).or_insert(text);
+    }
+
+    /// The path with its first segment resolved: an import replaced by what
+    /// it names, `super` and `self` by the module, the std roots made one.
+    /// `None` when it is the file's own or the prelude's.
+    fn resolve(&self, segments: &[String], leading_colon: bool) -> Option<Vec<String>> {
+        let (first, rest) = segments.split_first()?;
+        let mut path: Vec<String> = if leading_colon {
+            segments.to_vec()
+        } else if let Some(target) = self.aliases.get(first) {
+            target.iter().chain(rest).cloned().collect()
+        } else if first == "super" {
+            let parent = &self.module[..self.module.len().saturating_sub(1).max(1)];
+            parent.iter().chain(rest).cloned().collect()
+        } else if first == "self" {
+            return self.resolve(rest, false);
+        } else if first == "$crate" {
+            std::iter::once("crate".to_owned())
+                .chain(rest.iter().cloned())
+                .collect()
+        } else if segments.len() == 1
+            || PRELUDE.contains(&first.as_str())
+            || self.locals.contains(first)
+        {
+            return None;
+        } else {
+            segments.to_vec()
+        };
+        if STD_ROOTS.contains(&path[0].as_str()) {
+            path[0] = "std".to_owned();
+        }
+        Some(path)
+    }
+
+    /// Holds a path the allowlist does not cover.
+    fn check_path(&mut self, segments: &[String], leading_colon: bool, span: Span) {
+        let Some(path) = self.resolve(segments, leading_colon) else {
+            return;
+        };
+        let list = allowlist();
+        if list.allows(&path) {
+            return;
+        }
+        let root = &path[0];
+        let builds = path.iter().skip(1).any(|segment| segment.starts_with('$'));
+        let what = if root.starts_with('$') {
+            format!(
+                "a path a macro builds from its variable `{}`",
+                path.join("::")
+            )
+        } else if builds {
+            format!("a path a macro builds: `{}`", path.join("::"))
+        } else {
+            format!(
+                "names `{}`, which the allowlist does not have",
+                path.join("::")
+            )
+        };
+        self.hold(span, what);
+    }
+
+    /// A `use` leaf: held unless it is allowed, or a module on the way to
+    /// an allowed item (whose uses are then checked in full).
+    fn check_use(&mut self, path: &[String], glob: bool, span: Span) {
+        let Some(resolved) = self.resolve_use(path) else {
+            return;
+        };
+        let list = allowlist();
+        let fine = list.allows(&resolved) || (!glob && list.leads_to(&resolved));
+        if !fine {
+            let star = if glob { "::*" } else { "" };
+            self.hold(
+                span,
+                format!(
+                    "imports `{}{star}`, which the allowlist does not have",
+                    resolved.join("::")
+                ),
+            );
+        }
+    }
+
+    fn resolve_use(&self, path: &[String]) -> Option<Vec<String>> {
+        let (first, rest) = path.split_first()?;
+        let mut resolved: Vec<String> = if first == "super" {
+            let parent = &self.module[..self.module.len().saturating_sub(1).max(1)];
+            parent.iter().chain(rest).cloned().collect()
+        } else if first == "self" {
+            // The file's own items: fine whatever they are.
+            return None;
+        } else if let Some(target) = self.aliases.get(first).filter(|_| path.len() > 1) {
+            target.iter().chain(rest).cloned().collect()
+        } else {
+            path.to_vec()
+        };
+        if STD_ROOTS.contains(&resolved[0].as_str()) {
+            resolved[0] = "std".to_owned();
+        }
+        Some(resolved)
+    }
+
+    /// A macro called by `path`; its tokens are read too.
+    fn check_macro(&mut self, mac: &syn::Macro) {
+        let segments: Vec<String> = mac.path.segments.iter().map(|s| unraw(&s.ident)).collect();
+        let span = mac
+            .path
+            .segments
+            .first()
+            .map_or_else(Span::call_site, |s| s.ident.span());
+        self.check_macro_name(&segments, mac.path.leading_colon.is_some(), span);
+        self.scan_tokens(mac.tokens.clone());
+    }
+
+    fn check_macro_name(&mut self, segments: &[String], leading_colon: bool, span: Span) {
+        match segments {
+            [name] if self.macros.contains(name) => {}
+            [name] if !self.aliases.contains_key(name) => {
+                if !allowlist().macros.contains(name) {
+                    self.hold(
+                        span,
+                        format!("calls `{name}!`, which the allowlist does not have"),
+                    );
+                }
+            }
+            _ => {
+                // `std::println!` is `println!`; any other path, as a path.
+                let resolved = self.resolve(segments, leading_colon);
+                let plain_std = resolved.as_ref().is_some_and(|path| {
+                    path.len() == 2 && path[0] == "std" && allowlist().macros.contains(&path[1])
+                });
+                if !plain_std {
+                    self.check_path(segments, leading_colon, span);
+                }
+            }
+        }
+    }
+
+    /// Reads a macro's tokens: the paths they spell, the macros they call,
+    /// the attributes they carry, and the keywords that are always held.
+    fn scan_tokens(&mut self, tokens: TokenStream) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut at = 0;
+        while at < trees.len() {
+            match &trees[at] {
+                TokenTree::Group(group) => {
+                    self.scan_tokens(group.stream());
+                    at += 1;
+                }
+                TokenTree::Punct(punct) if punct.as_char() == '#' => {
+                    // `# [attr ...]` or `# ! [attr ...]`.
+                    let mut next = at + 1;
+                    if matches!(trees.get(next), Some(TokenTree::Punct(p)) if p.as_char() == '!') {
+                        next += 1;
+                    }
+                    if let Some(TokenTree::Group(group)) = trees.get(next) {
+                        if group.delimiter() == Delimiter::Bracket {
+                            if let Ok(attribute) = syn::parse2::<AttributeTokens>(group.stream()) {
+                                self.check_meta(&attribute.0, group.span());
+                            } else {
+                                self.hold(
+                                    group.span(),
+                                    "an attribute the review cannot read".to_owned(),
+                                );
+                            }
+                        }
+                    }
+                    at += 1;
+                }
+                TokenTree::Punct(punct) if punct.as_char() == '$' || punct.as_char() == ':' => {
+                    let (path, end, span) = path_at(&trees, at);
+                    if path.is_empty() {
+                        at += 1;
+                    } else {
+                        self.token_path(&trees, &path, end, span, at);
+                        at = end;
+                    }
+                }
+                TokenTree::Ident(_) => {
+                    let (path, end, span) = path_at(&trees, at);
+                    self.token_path(&trees, &path, end, span, at);
+                    at = end.max(at + 1);
+                }
+                _ => at += 1,
+            }
+        }
+    }
+
+    /// One path found among a macro's tokens, `end` just past it.
+    fn token_path(
+        &mut self,
+        trees: &[TokenTree],
+        path: &[String],
+        end: usize,
+        span: Span,
+        start: usize,
+    ) {
+        let leading_colon = matches!(&trees[start], TokenTree::Punct(p) if p.as_char() == ':');
+        let called = matches!(trees.get(end), Some(TokenTree::Punct(p)) if p.as_char() == '!')
+            && !matches!(trees.get(end + 1), Some(TokenTree::Punct(p)) if p.as_char() == '=');
+        match path {
+            [one] if one == "unsafe" => self.hold(span, "unsafe code".to_owned()),
+            [one] if one == "extern" => self.hold(span, "an extern block, crate or ABI".to_owned()),
+            [one] if called && one == "macro_rules" => {}
+            _ if called => self.check_macro_name(path, leading_colon, span),
+            [one] if STD_ROOTS.contains(&one.as_str()) => self.hold(
+                span,
+                format!(
+                    "hands the crate root `{one}` to a macro, which could build a path from it"
+                ),
+            ),
+            [one] => {
+                if let Some(target) = self.aliases.get(one).cloned() {
+                    self.check_path(&target, false, span);
+                }
+            }
+            _ => self.check_path(path, leading_colon, span),
+        }
+    }
+
+    /// An attribute's name against the allowlist; `cfg_attr` is opened.
+    fn check_meta(&mut self, meta: &Meta, span: Span) {
+        let path = meta.path();
+        let name: Vec<String> = path.segments.iter().map(|s| unraw(&s.ident)).collect();
+        let first = name.first().cloned().unwrap_or_default();
+        if !allowlist().attributes.contains(&first) {
+            self.hold(
+                span,
+                format!(
+                    "carries the attribute `#[{}]`, which the allowlist does not have",
+                    name.join("::")
+                ),
+            );
+            return;
+        }
+        match meta {
+            Meta::List(list) if first == "cfg_attr" => {
+                match list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) {
+                    Ok(metas) => {
+                        for carried in metas.iter().skip(1) {
+                            self.check_meta(carried, span);
+                        }
+                    }
+                    Err(_) => self.hold(span, "a cfg_attr the review cannot read".to_owned()),
+                }
+            }
+            Meta::List(list) => self.scan_tokens(list.tokens.clone()),
+            Meta::NameValue(value) => self.visit_expr(&value.value),
+            Meta::Path(_) => {}
+        }
+    }
+}
+
+/// An attribute's inside, `name(...)` or `name = value`.
+struct AttributeTokens(Meta);
+
+impl syn::parse::Parse for AttributeTokens {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+        input.parse().map(AttributeTokens)
+    }
+}
+
+/// The path that starts at `at` among `trees`: `a::b::c`, `::a::b`,
+/// `$crate::a`, `$m::a`; empty when none does. Returns the segments (a
+/// macro variable as `$name`), the index just past it, and its span.
+fn path_at(trees: &[TokenTree], mut at: usize) -> (Vec<String>, usize, Span) {
+    let span = trees[at].span();
+    let mut segments = Vec::new();
+    let colons = |at: usize| {
+        matches!(trees.get(at), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+            && matches!(trees.get(at + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+    };
+    if colons(at) {
+        at += 2;
+    }
+    loop {
+        match trees.get(at) {
+            Some(TokenTree::Ident(ident)) => {
+                segments.push(ident.to_string().trim_start_matches("r#").to_owned());
+                at += 1;
+            }
+            Some(TokenTree::Punct(p)) if p.as_char() == '$' => match trees.get(at + 1) {
+                Some(TokenTree::Ident(ident)) => {
+                    segments.push(format!("${ident}"));
+                    at += 2;
+                }
+                _ => break,
+            },
+            _ => break,
+        }
+        if colons(at)
+            && matches!(
+                trees.get(at + 2),
+                Some(TokenTree::Ident(_) | TokenTree::Punct(_))
+            )
+        {
+            let next_is_segment = match trees.get(at + 2) {
+                Some(TokenTree::Ident(_)) => true,
+                Some(TokenTree::Punct(p)) => p.as_char() == '$',
+                _ => false,
+            };
+            if next_is_segment {
+                at += 2;
+                continue;
+            }
+        }
+        break;
+    }
+    (segments, at, span)
+}
+
+impl<'ast> Visit<'ast> for Review<'_> {
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        for attribute in &item.attrs {
+            self.visit_attribute(attribute);
+        }
+        let mut leaves = Vec::new();
+        use_leaves(&item.tree, Vec::new(), &mut leaves);
+        if item.leading_colon.is_some() {
+            for leaf in &mut leaves {
+                if let Some(first) = leaf.0.first_mut() {
+                    if STD_ROOTS.contains(&first.as_str()) {
+                        *first = "std".to_owned();
+                    }
+                }
+            }
+        }
+        for (path, name, span) in leaves {
+            self.check_use(&path, name.is_none(), span);
+        }
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments: Vec<String> = path.segments.iter().map(|s| unraw(&s.ident)).collect();
+        let span = path
+            .segments
+            .first()
+            .map_or_else(Span::call_site, |s| s.ident.span());
+        self.check_path(&segments, path.leading_colon.is_some(), span);
+        // Generic arguments hold paths of their own.
+        visit::visit_path(self, path);
+    }
+
+    fn visit_attribute(&mut self, attribute: &'ast Attribute) {
+        let span = attribute.pound_token.span;
+        self.check_meta(&attribute.meta, span);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.check_macro(mac);
+    }
+
+    fn visit_item_macro(&mut self, item: &'ast syn::ItemMacro) {
+        for attribute in &item.attrs {
+            self.visit_attribute(attribute);
+        }
+        if item.ident.is_some() {
+            // A definition: its name is the file's, its body is read.
+            self.scan_tokens(item.mac.tokens.clone());
+        } else {
+            self.check_macro(&item.mac);
+        }
+    }
+
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        if item.content.is_none() {
+            self.hold(
+                item.mod_token.span,
+                "`mod name;` compiles another file".to_owned(),
+            );
+        }
+        if item.unsafety.is_some() {
+            self.hold(item.mod_token.span, "unsafe code".to_owned());
+        }
+        visit::visit_item_mod(self, item);
+    }
+
+    fn visit_item_foreign_mod(&mut self, item: &'ast syn::ItemForeignMod) {
+        self.hold(item.abi.extern_token.span, "an extern block".to_owned());
+    }
+
+    fn visit_item_extern_crate(&mut self, item: &'ast syn::ItemExternCrate) {
+        self.hold(item.extern_token.span, "an extern crate".to_owned());
+    }
+
+    fn visit_abi(&mut self, abi: &'ast syn::Abi) {
+        self.hold(abi.extern_token.span, "an extern ABI".to_owned());
+    }
+
+    fn visit_expr_unsafe(&mut self, expr: &'ast syn::ExprUnsafe) {
+        self.hold(expr.unsafe_token.span, "unsafe code".to_owned());
+        visit::visit_expr_unsafe(self, expr);
+    }
+
+    fn visit_signature(&mut self, signature: &'ast syn::Signature) {
+        if let Some(token) = &signature.unsafety {
+            self.hold(token.span, "unsafe code".to_owned());
+        }
+        visit::visit_signature(self, signature);
+    }
+
+    fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+        if let Some(token) = &item.unsafety {
+            self.hold(token.span, "unsafe code".to_owned());
+        }
+        visit::visit_item_impl(self, item);
+    }
+
+    fn visit_item_trait(&mut self, item: &'ast syn::ItemTrait) {
+        if let Some(token) = &item.unsafety {
+            self.hold(token.span, "unsafe code".to_owned());
+        }
+        visit::visit_item_trait(self, item);
+    }
+
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        if let syn::Item::Verbatim(tokens) = item {
+            let span = tokens
+                .clone()
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |tree| tree.span());
+            self.hold(span, "an item the review cannot read".to_owned());
+        }
+        visit::visit_item(self, item);
+    }
+
+    fn visit_expr(&mut self, expr: &'ast syn::Expr) {
+        if let syn::Expr::Verbatim(tokens) = expr {
+            let span = tokens
+                .clone()
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |tree| tree.span());
+            self.hold(span, "an expression the review cannot read".to_owned());
+        }
+        visit::visit_expr(self, expr);
+    }
 }
 
 fn shorten(text: &str) -> String {
@@ -116,177 +785,126 @@ fn shorten(text: &str) -> String {
     short
 }
 
-/// A token that matters to the rules: a word, or one punctuation character.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Tok {
-    Ident(String),
-    Punct(char),
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Rust source as words and punctuation with their line numbers, without
-/// comments, literals' contents or lifetimes (`'static` is not `static`).
-fn lex(source: &str) -> Vec<(usize, Tok)> {
-    let chars: Vec<char> = source.chars().collect();
-    let mut tokens = Vec::new();
-    let mut line = 1;
-    let mut at = 0;
-    let peek = |at: usize| chars.get(at).copied().unwrap_or('\0');
-    while at < chars.len() {
-        let c = chars[at];
-        if c == '\n' {
-            line += 1;
-            at += 1;
-        } else if c.is_whitespace() {
-            at += 1;
-        } else if c == '/' && peek(at + 1) == '/' {
-            while at < chars.len() && chars[at] != '\n' {
-                at += 1;
-            }
-        } else if c == '/' && peek(at + 1) == '*' {
-            at = skip_block_comment(&chars, at, &mut line);
-        } else if c == '"' {
-            at = skip_string(&chars, at + 1, &mut line);
-        } else if c == '\'' {
-            at = skip_quote(&chars, at, &mut line);
-        } else if c == '_' || c.is_alphabetic() {
-            let start = at;
-            while at < chars.len() && (chars[at] == '_' || chars[at].is_alphanumeric()) {
-                at += 1;
-            }
-            let word: String = chars[start..at].iter().collect();
-            let next = peek(at);
-            match word.as_str() {
-                "r" | "br" | "cr"
-                    if next == '"' || (next == '#' && raw_string_ahead(&chars, at)) =>
-                {
-                    at = skip_raw_string(&chars, at, &mut line);
+    fn held(source: &str) -> Vec<String> {
+        scan("exercises/apply.rs", source)
+            .into_iter()
+            .map(|flag| flag.what)
+            .collect()
+    }
+
+    #[test]
+    fn honest_code_is_not_held() {
+        let source = "
+            use rusqlite::{OptionalExtension, TransactionBehavior, params};
+            use std::cmp::Ordering;
+            use crate::{Destination, LabError, Outcome, Record};
+            #[derive(Debug, Clone)]
+            struct Local { a: i64 }
+            /// Docs.
+            pub fn apply(db: &mut Destination) -> Result<Outcome, LabError> {
+                let mut tries = 0;
+                loop {
+                    tries += 1;
+                    if tries > 3 { break; }
+                    std::thread::sleep(std::time::Duration::from_millis(5 * tries));
                 }
-                "b" | "c" if next == '"' => at = skip_string(&chars, at + 1, &mut line),
-                "b" if next == '\'' => at = skip_quote(&chars, at, &mut line),
-                // A raw identifier, `r#static`, is a name, never a keyword:
-                // kept with its prefix, so no rule takes it for one.
-                "r" if next == '#' => {
-                    let start = at + 1;
-                    at = start;
-                    while at < chars.len() && (chars[at] == '_' || chars[at].is_alphanumeric()) {
-                        at += 1;
-                    }
-                    let name: String = chars[start..at].iter().collect();
-                    tokens.push((line, Tok::Ident(format!("r#{name}"))));
+                let v: Vec<i64> = vec![1, 2];
+                let m = std::collections::BTreeMap::<String, i64>::new();
+                match 1.cmp(&2) { Ordering::Less => {}, _ => {} }
+                println!(\"{:?} {}\", v, i64::MAX);
+                let _ = (m, Local { a: 1 }, params![1]);
+                todo!()
+            }
+        ";
+        assert_eq!(held(source), Vec::<String>::new());
+    }
+
+    #[test]
+    fn renames_and_groups_are_followed() {
+        assert!(!held("use std::{fs as f}; fn a() { f::read(\"x\"); }").is_empty());
+        assert!(!held("use rustix::{fs as rf, process as rp};").is_empty());
+        let renamed = held("use std as s; fn a() { let _ = s::fs::read(\"x\"); }");
+        assert_eq!(renamed.len(), 1, "{renamed:?}");
+        assert!(renamed[0].contains("std::fs::read"));
+    }
+
+    #[test]
+    fn macros_are_read_token_by_token() {
+        let built = "macro_rules! r { ($a:ident) => { std::$a::read_to_string(\"/x\") } }
+                     fn a() { let _ = r!(fs); }";
+        assert!(held(built).iter().any(|what| what.contains("builds")));
+        assert!(!held("fn a() { println!(\"{:?}\", std::fs::read(\"x\")); }").is_empty());
+        assert!(!held("fn a() { let _ = include_str!(\"/etc/passwd\"); }").is_empty());
+        assert!(!held("fn a() { let _ = option_env!(\"HOME\"); }").is_empty());
+        assert!(!held("macro_rules! m { ($k:ident) => { $k::fs::read(\"x\") } }").is_empty());
+    }
+
+    #[test]
+    fn attributes_and_keywords_are_held() {
+        assert!(!held("#[path = \"/x/apply.rs\"] mod a;").is_empty());
+        assert!(!held("#[cfg_attr(all(), path = \"/x/apply.rs\")] mod a {}").is_empty());
+        assert!(!held("#[unsafe(no_mangle)] fn a() {}").is_empty());
+        assert!(!held("#[used] static A: u8 = 0;").is_empty());
+        assert!(!held("fn a() { unsafe { } }").is_empty());
+        assert!(!held("unsafe extern \"C\" { fn f(); }").is_empty());
+        assert!(!held("fn a() { core::arch::asm!(\"nop\"); }").is_empty());
+        assert!(!held("#[link_section = \".init_array\"] static A: u8 = 0;").is_empty());
+    }
+
+    /// Every committed exercise file, reference, stub, mutant or alternative,
+    /// of every class: honest code, so a hold on any is a defect.
+    #[test]
+    fn no_committed_submission_is_held() {
+        let lab = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        let mut stack = vec![lab.join("solutions"), lab.join("exercises")];
+        for entry in std::fs::read_dir(lab.join("tests"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if entry.file_name().to_string_lossy().starts_with("class") {
+                stack.push(entry.path());
+            }
+        }
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|ext| ext == "rs") {
+                    files.push(path);
                 }
-                _ => tokens.push((line, Tok::Ident(word))),
             }
-        } else if c.is_ascii_digit() {
-            while at < chars.len() && (chars[at] == '_' || chars[at].is_alphanumeric()) {
-                at += 1;
-            }
-        } else {
-            tokens.push((line, Tok::Punct(c)));
-            at += 1;
         }
+        assert!(files.len() > 50, "found only {} files", files.len());
+        let mut held = Vec::new();
+        for path in &files {
+            let source = std::fs::read_to_string(path).unwrap_or_default();
+            let shown = path
+                .strip_prefix(&lab)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+            held.extend(
+                scan(&shown, &source)
+                    .into_iter()
+                    .map(|flag| flag.to_string()),
+            );
+        }
+        assert!(held.is_empty(), "held:\n{}", held.join("\n"));
     }
-    tokens
-}
 
-/// From `/*` to its matching `*/`; block comments nest.
-fn skip_block_comment(chars: &[char], mut at: usize, line: &mut usize) -> usize {
-    let mut depth = 0;
-    while at < chars.len() {
-        match (chars[at], chars.get(at + 1).copied()) {
-            ('/', Some('*')) => {
-                depth += 1;
-                at += 2;
-            }
-            ('*', Some('/')) => {
-                depth -= 1;
-                at += 2;
-                if depth == 0 {
-                    return at;
-                }
-            }
-            ('\n', _) => {
-                *line += 1;
-                at += 1;
-            }
-            _ => at += 1,
-        }
+    #[test]
+    fn other_crates_are_held() {
+        assert!(!held("fn a() { let _ = rustix::process::getpid(); }").is_empty());
+        assert!(!held("fn a() { let _ = ::libc::getpid(); }").is_empty());
+        assert!(!held("fn a() { std::process::exit(0) }").is_empty());
+        assert!(!held("fn a() { let _ = std::env::vars(); }").is_empty());
+        assert!(!held("use crate::*;").is_empty());
     }
-    at
-}
-
-/// From just after an opening `"` to just after its closing one.
-fn skip_string(chars: &[char], mut at: usize, line: &mut usize) -> usize {
-    while at < chars.len() {
-        match chars[at] {
-            '\\' => {
-                if chars.get(at + 1) == Some(&'\n') {
-                    *line += 1;
-                }
-                at += 2;
-            }
-            '"' => return at + 1,
-            '\n' => {
-                *line += 1;
-                at += 1;
-            }
-            _ => at += 1,
-        }
-    }
-    at
-}
-
-/// Whether `r#…` at `at` (on the `#`) opens a raw string, not a raw
-/// identifier.
-fn raw_string_ahead(chars: &[char], mut at: usize) -> bool {
-    while chars.get(at) == Some(&'#') {
-        at += 1;
-    }
-    chars.get(at) == Some(&'"')
-}
-
-/// From the `#`s or `"` after `r` to the end of the raw string.
-fn skip_raw_string(chars: &[char], mut at: usize, line: &mut usize) -> usize {
-    let mut hashes = 0;
-    while chars.get(at) == Some(&'#') {
-        hashes += 1;
-        at += 1;
-    }
-    at += 1; // the opening quote
-    while at < chars.len() {
-        if chars[at] == '\n' {
-            *line += 1;
-        }
-        if chars[at] == '"' && (1..=hashes).all(|k| chars.get(at + k) == Some(&'#')) {
-            return at + 1 + hashes;
-        }
-        at += 1;
-    }
-    at
-}
-
-/// A character literal (`'x'`, `'\n'`, `'\u{1F600}'`) or a lifetime
-/// (`'a`, `'static`), starting at the quote; neither is a word to match.
-fn skip_quote(chars: &[char], at: usize, line: &mut usize) -> usize {
-    let next = chars.get(at + 1).copied();
-    if next == Some('\\') {
-        // Past the backslash and the character it escapes (which may be a
-        // quote), to the closing quote.
-        let mut end = at + 3;
-        while end < chars.len() && chars[end] != '\'' && chars[end] != '\n' {
-            end += 1;
-        }
-        return end + 1;
-    }
-    if chars.get(at + 2) == Some(&'\'') {
-        if next == Some('\n') {
-            *line += 1;
-        }
-        return at + 3;
-    }
-    // A lifetime or a label: skip the quote and its name.
-    let mut end = at + 1;
-    while end < chars.len() && (chars[end] == '_' || chars[end].is_alphanumeric()) {
-        end += 1;
-    }
-    end
 }

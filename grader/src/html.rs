@@ -3,7 +3,7 @@
 //! claims, grouped by lesson, per graded track. Each claim's and each
 //! lesson's class pass rate closes the grid, and the claim the class passes
 //! least is marked, so it stands out. Per submission: its points, status,
-//! review flags and a link to its `results.json`.
+//! the lines the review held and a link to its `results.json`.
 //!
 //! The page holds no timing and no date: the same class gives the same page.
 
@@ -152,9 +152,14 @@ fn grid(page: &mut String, rows: &[Row], track: Track, at: usize) {
             );
         }
         let earned = row.tracks.get(at).map_or(0, |track| track.earned());
+        let points = if row.held {
+            format!("{} ({earned}/{total})", crate::report::ON_HOLD)
+        } else {
+            format!("{earned}/{total}")
+        };
         let _ = writeln!(
             page,
-            "<td class=\"points\">{earned}/{total}</td><td class=\"status\">{}</td>\
+            "<td class=\"points\">{points}</td><td class=\"status\">{}</td>\
              <td class=\"flags\">{}</td>\
              <td><a href=\"{}/results.json\">results</a></td></tr>",
             escape(&row.short),

@@ -53,6 +53,16 @@ pub struct TestOutput {
 }
 
 impl TestOutput {
+    /// Takes in a later run's output, for tests this one has none of.
+    pub fn absorb(&mut self, later: TestOutput) {
+        for (name, verdict) in later.verdicts {
+            self.verdicts.entry(name).or_insert(verdict);
+        }
+        for (name, kept) in later.sections {
+            self.sections.entry(name).or_insert(kept);
+        }
+    }
+
     /// The verdict of `name`, if libtest printed one.
     pub fn verdict(&self, name: &str) -> Option<Verdict> {
         self.verdicts.get(name).copied()

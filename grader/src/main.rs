@@ -25,7 +25,8 @@
 //! - `process`: a child process with a time limit and bounded output.
 //! - `libtest`: libtest's human output, for what a failed test printed.
 //! - `score`: verdicts to claims and points.
-//! - `flags`: review flags in a submission's source.
+//! - `flags`: the review of a submission's source against
+//!   `grader/allowlist.txt`, which puts it on hold.
 //! - `report`: gradebook, results.json, summary, class rules, `--expect`.
 //! - `html`: `index.html`, the class report.
 

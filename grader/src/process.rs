@@ -48,6 +48,9 @@ pub enum Ended {
     Exited(ExitStatus),
     /// The wall-clock limit passed and the group was killed.
     TimedOut(Duration),
+    /// The watcher asked for it to stop (a test ran past its own limit),
+    /// and the group was killed.
+    Stopped,
 }
 
 /// What a finished run left behind.
@@ -95,11 +98,24 @@ pub struct Caps {
     /// Its processor time, so a busy loop dies even if the grader dies
     /// first (Ctrl-C) and nobody is left to enforce the wall-clock limit.
     pub cpu: Duration,
+    /// How many processes and threads its user may have at once. Only a
+    /// user other than root is held to it: given when the sandbox runs the
+    /// child as its own account.
+    pub processes: Option<u64>,
 }
 
 /// Runs `command` to its end or to the wall-clock limit, whichever comes
 /// first.
 pub fn run<S: LineSink>(command: &mut Command, settings: Settings) -> io::Result<Finished<S>> {
+    run_watched(command, settings, &mut || false)
+}
+
+/// [`run`], with `stop` asked as the child runs whether to stop it now.
+pub fn run_watched<S: LineSink>(
+    command: &mut Command,
+    settings: Settings,
+    stop: &mut dyn FnMut() -> bool,
+) -> io::Result<Finished<S>> {
     command.stdin(Stdio::null()).stdout(Stdio::piped());
     command.stderr(match settings.stderr {
         Stderr::Inherit => Stdio::inherit(),
@@ -153,7 +169,7 @@ pub fn run<S: LineSink>(command: &mut Command, settings: Settings) -> io::Result
         return Err(error);
     }
 
-    let ended = wait(&mut child, start, settings)?;
+    let ended = wait(&mut child, start, settings, stop)?;
     if settings.own_group {
         // The child is gone; whatever it started goes with it.
         kill_group(&child);
@@ -178,18 +194,28 @@ pub fn run<S: LineSink>(command: &mut Command, settings: Settings) -> io::Result
 }
 
 /// Waits for the child's exit, or kills it (and its group) at the deadline.
-fn wait(child: &mut Child, start: Instant, settings: Settings) -> io::Result<Ended> {
+fn wait(
+    child: &mut Child,
+    start: Instant,
+    settings: Settings,
+    stop: &mut dyn FnMut() -> bool,
+) -> io::Result<Ended> {
     loop {
         if let Some(status) = child.try_wait()? {
             return Ok(Ended::Exited(status));
         }
-        if start.elapsed() >= settings.wall {
+        let timed_out = start.elapsed() >= settings.wall;
+        if timed_out || stop() {
             if settings.own_group {
                 kill_group(child);
             }
             let _ = child.kill();
             child.wait()?;
-            return Ok(Ended::TimedOut(settings.wall));
+            return Ok(if timed_out {
+                Ended::TimedOut(settings.wall)
+            } else {
+                Ended::Stopped
+            });
         }
         thread::sleep(POLL);
     }
@@ -216,18 +242,21 @@ fn limit_resources(command: &mut Command, caps: Caps) {
     use rustix::process::{Resource, Rlimit, setrlimit};
     const MAX_FILE: u64 = 1 << 30;
     let cpu = caps.cpu.as_secs().max(1);
-    let limits = [
+    let mut limits = vec![
         (Resource::As, caps.memory, caps.memory),
         (Resource::Fsize, MAX_FILE, MAX_FILE),
         (Resource::Core, 0, 0),
         // At the soft limit SIGXCPU, a few seconds later SIGKILL.
         (Resource::Cpu, cpu, cpu + 5),
     ];
+    if let Some(processes) = caps.processes {
+        limits.push((Resource::Nproc, processes, processes));
+    }
     // SAFETY: between fork and exec only the setrlimit system call runs,
     // on values computed before the fork.
     unsafe {
         command.pre_exec(move || {
-            for (resource, current, maximum) in limits {
+            for &(resource, current, maximum) in &limits {
                 let cap = Rlimit {
                     current: Some(current),
                     maximum: Some(maximum),

@@ -44,8 +44,12 @@ pub struct Graded {
     pub short: String,
     /// Facts worth a look that are not errors: ignored files, floods.
     pub notes: Vec<String>,
-    /// Review flags.
+    /// What its source names outside the allowlist (`flags`): with any, it
+    /// is on hold unless accepted.
     pub flags: Vec<Flag>,
+    /// An instructor accepted it as it is (`--accept NAME`): its points
+    /// count despite its flags.
+    pub accepted: bool,
     /// The tracks it handed in at least one exercise file for; the others
     /// were graded as the untouched stubs.
     pub submitted: Vec<Track>,
@@ -54,9 +58,16 @@ pub struct Graded {
 }
 
 impl Graded {
-    /// `pass`, `fail` or `error`, as Exercism spells a run's status.
+    /// On hold: its source names something outside the allowlist and no
+    /// instructor has accepted it, so its points stay out of the total.
+    pub fn held(&self) -> bool {
+        !self.flags.is_empty() && !self.accepted
+    }
+
+    /// `pass`, `fail` or `error`, as Exercism spells a run's status (a
+    /// submission on hold is an `error`: its result is not final).
     pub fn status(&self) -> &'static str {
-        if self.error.is_some() {
+        if self.error.is_some() || self.held() {
             "error"
         } else if self.score.full_marks() {
             "pass"
@@ -76,8 +87,10 @@ pub struct Row {
     pub status: String,
     /// The result column of the summary.
     pub short: String,
-    /// How many review flags it raised.
+    /// How many lines the review held.
     pub flags: usize,
+    /// On hold: its points are not in the total.
+    pub held: bool,
     /// The tracks it brought files for, by key.
     pub submitted: Vec<String>,
     /// Per graded track, per claim.
@@ -119,6 +132,7 @@ impl Row {
             status: graded.status().to_owned(),
             short: graded.short.clone(),
             flags: graded.flags.len(),
+            held: graded.held(),
             submitted: graded
                 .submitted
                 .iter()
@@ -154,6 +168,7 @@ impl Row {
             "status": self.status,
             "short": self.short,
             "flags": self.flags,
+            "held": self.held,
             "submitted": self.submitted,
             "tracks": self.tracks.iter().map(|track| json!({
                 "track": track.track,
@@ -193,6 +208,7 @@ impl Row {
             status: text("status")?,
             short: text("short")?,
             flags: usize::try_from(value["flags"].as_u64()?).ok()?,
+            held: value["held"].as_bool().unwrap_or(false),
             submitted: value["submitted"]
                 .as_array()?
                 .iter()
@@ -224,10 +240,16 @@ pub fn gradebook(rows: &[Row]) -> Result<Vec<u8>, String> {
     }
     writer.write_record(&header).map_err(csv_error)?;
     for submission in rows {
-        let mut row = vec![submission.name.clone()];
+        let mut row = vec![spreadsheet_safe(&submission.name)];
         for track in &submission.tracks {
             row.extend(track.claims.iter().map(|(_, _, earned)| earned.to_string()));
-            row.push(track.earned().to_string());
+            // On hold, the claims show what ran; the total waits for an
+            // instructor's word.
+            row.push(if submission.held {
+                ON_HOLD.to_owned()
+            } else {
+                track.earned().to_string()
+            });
         }
         writer.write_record(&row).map_err(csv_error)?;
     }
@@ -283,6 +305,17 @@ pub fn rules_hold(rows: &[Row]) -> bool {
             }
         })
         .collect();
+    let held_alternatives: Vec<&str> = rows
+        .iter()
+        .filter(|row| row.held && (row.name.starts_with("alternative-") || row.name == "reference"))
+        .map(|row| row.name.as_str())
+        .collect();
+    if !held_alternatives.is_empty() {
+        eprintln!(
+            "grade: these correct submissions are on hold, so the allowlist holds honest code: {}",
+            held_alternatives.join(", ")
+        );
+    }
     if !perfect_mutants.is_empty() {
         eprintln!(
             "grade: these mutants scored full marks, so the suite misses their mistake: {}",
@@ -296,7 +329,21 @@ pub fn rules_hold(rows: &[Row]) -> bool {
             failing_alternatives.join("; ")
         );
     }
-    perfect_mutants.is_empty() && failing_alternatives.is_empty()
+    perfect_mutants.is_empty() && failing_alternatives.is_empty() && held_alternatives.is_empty()
+}
+
+/// The gradebook's total for a submission on hold.
+pub const ON_HOLD: &str = "on hold";
+
+/// A cell a spreadsheet would take for a formula (`=`, `+`, `-`, `@`, a tab
+/// or a carriage return first) gets a leading apostrophe, which shows it as
+/// the text it is.
+pub fn spreadsheet_safe(text: &str) -> String {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    }
 }
 
 fn csv_error(error: csv::Error) -> String {
@@ -350,7 +397,7 @@ pub fn results_json(graded: &Graded) -> Value {
     result.insert("version".into(), json!(3));
     result.insert("status".into(), json!(graded.status()));
     // Exercism v3: the top-level message belongs to an `error` status only.
-    // Notes and review flags go to a key of their own, which runners ignore.
+    // Notes and the lines the review held go to a key of their own, which runners ignore.
     let message = top_message(graded);
     if graded.error.is_some() {
         result.insert("message".into(), json!(message));
@@ -418,7 +465,7 @@ fn claim_json(track: Track, score: &ClaimScore, error: Option<&str>) -> Value {
     Value::Object(test)
 }
 
-/// The run's error, the notes and the review flags, as one message.
+/// The run's error, the notes and the lines the review held, as one message.
 fn top_message(graded: &Graded) -> String {
     let mut parts = Vec::new();
     if let Some(error) = &graded.error {
@@ -426,9 +473,14 @@ fn top_message(graded: &Graded) -> String {
     }
     parts.extend(graded.notes.iter().cloned());
     if !graded.flags.is_empty() {
-        let mut text = String::from(
-            "review flags (constructs an honest solution never needs; the score is unchanged):",
-        );
+        let mut text = String::from(if graded.accepted {
+            "accepted by the instructor (--accept), though its source names what the allowlist \
+             (grader/allowlist.txt) does not have:"
+        } else {
+            "ON HOLD: its source names what the allowlist (grader/allowlist.txt) does not have, \
+             so its points are not in the total until an instructor reads these lines and \
+             accepts it (--accept NAME):"
+        });
         for flag in &graded.flags {
             let _ = write!(text, "\n  {flag}");
         }
@@ -475,7 +527,11 @@ pub fn summary_table(graded: &[Graded]) -> String {
                     .map(|track| format!("{}/{}", track.earned(), track.total())),
             );
             row.push(submission.short.clone());
-            row.push(submission.flags.len().to_string());
+            row.push(match submission.flags.len() {
+                0 => "0".to_owned(),
+                held if submission.held() => format!("{held} held"),
+                held => format!("{held} accepted"),
+            });
             row.push(format!("{:.1} s", submission.elapsed.as_secs_f64()));
             row
         })
@@ -505,15 +561,16 @@ pub fn summary_table(graded: &[Graded]) -> String {
     table
 }
 
-/// The review flags of the whole class, for the terminal: a few lines per
+/// The submissions on hold and the lines they were held for, for the terminal: a few lines per
 /// submission, all of them in its `results.json`.
 pub fn flags_listing(graded: &[Graded]) -> String {
     const SHOWN: usize = 5;
     let mut listing = String::new();
-    for submission in graded.iter().filter(|s| !s.flags.is_empty()) {
+    for submission in graded.iter().filter(|s| s.held()) {
         if listing.is_empty() {
             listing.push_str(
-                "review flags (constructs an honest solution never needs; scores unchanged):\n",
+                "on hold (names outside grader/allowlist.txt; points not in the total until \
+                 accepted with --accept NAME):\n",
             );
         }
         for flag in submission.flags.iter().take(SHOWN) {

@@ -43,10 +43,19 @@ pub fn grade(
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| checkout.join("target"));
-    let sandbox = if sandbox {
-        sandbox::check()?;
+    // The learner's own code, on the learner's own machine: where
+    // bubblewrap cannot run (macOS, Windows, a container without user
+    // namespaces) it is graded without the sandbox, said in one line.
+    let mut unsandboxed = (!sandbox).then(|| "--no-sandbox".to_owned());
+    if sandbox {
+        if let Err(reason) = sandbox::probe() {
+            unsandboxed = Some(reason);
+        }
+    }
+    let sandbox = if unsandboxed.is_none() {
         std::fs::create_dir_all(&target_dir)
             .map_err(|error| format!("cannot create {}: {error}", target_dir.display()))?;
+        sandbox::hand_over(&[&target_dir])?;
         // The checkout hidden, then its build inputs shown again, read-only:
         // no reference (unless it is what is graded), no class, no grader.
         let readable = scratch::build_inputs(&checkout, solutions)
@@ -76,6 +85,9 @@ pub fn grade(
         test_limit,
     };
     suite.fetch()?;
+    if suite.sandbox.is_some() {
+        sandbox::share_sources()?;
+    }
     let (score, problem) = match suite.build()? {
         Built::Executable { path, .. } => {
             let ran = suite.run(&path)?;
@@ -109,8 +121,18 @@ pub fn grade(
         ),
         Built::Failed(reason) => return Err(reason),
     };
-    if suite.sandbox.is_none() {
-        println!("\nGraded WITHOUT the sandbox (--no-sandbox).");
+    if let Some(why) = &unsandboxed {
+        println!("\nGraded WITHOUT the sandbox ({why}).");
+    }
+    let held = review(solutions);
+    if !held.is_empty() {
+        println!(
+            "\nYour code names what the grader's allowlist (grader/allowlist.txt) does not \
+             have; graded in a class, it would be on hold until your instructor accepts it:"
+        );
+        for flag in held {
+            println!("  {flag}");
+        }
     }
     print!("{}", render(&score, problem.as_deref()));
     Ok(if score.full_marks() {
@@ -118,6 +140,24 @@ pub fn grade(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The review of the graded exercise files, as a class grading would hold
+/// them.
+fn review(solutions: bool) -> Vec<crate::flags::Flag> {
+    let checkout = crate::class::repository();
+    crate::submission::exercise_files()
+        .into_iter()
+        .flat_map(|(_, file)| {
+            let shown = if solutions {
+                file.replacen("exercises/", "solutions/", 1)
+            } else {
+                file
+            };
+            let source = std::fs::read_to_string(checkout.join(&shown)).unwrap_or_default();
+            crate::flags::scan(&shown, &source)
+        })
+        .collect()
 }
 
 /// The scorecard as text: a section per graded track. The run's problem,

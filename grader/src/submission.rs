@@ -42,13 +42,29 @@ fn alone(file: &str) -> &str {
     file.strip_prefix("exercises/").unwrap_or(file)
 }
 
+/// The names of the class's outputs beside the submissions' folders in the
+/// output folder: a submission of one of these names would collide.
+pub const OUTPUT_NAMES: &[&str] = &["gradebook.csv", "index.html", "class.json"];
+
+/// The class as found: the submissions, by name, and the folders refused
+/// alone, each with the reason.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The folders graded, sorted.
+    pub names: Vec<String>,
+    /// Folders not graded: the name as it can be shown, and why.
+    pub refused: Vec<(String, String)>,
+}
+
 /// The submissions: the folders of `dir`, by name, without hidden ones and
-/// without the output folder if it sits inside.
-pub fn list(dir: &Path, out: &Path) -> Result<Vec<String>, String> {
+/// without the output folder if it sits inside. A folder whose name the
+/// grader cannot use (not UTF-8, a control character, the name of one of
+/// the class's outputs) is refused alone; the others are graded.
+pub fn list(dir: &Path, out: &Path) -> Result<Found, String> {
     let entries =
         fs::read_dir(dir).map_err(|error| format!("cannot read {}: {error}", dir.display()))?;
     let out = fs::canonicalize(out).ok();
-    let mut names = Vec::new();
+    let mut found = Found::default();
     for entry in entries {
         let entry = entry.map_err(|error| format!("cannot read {}: {error}", dir.display()))?;
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -59,15 +75,62 @@ pub fn list(dir: &Path, out: &Path) -> Result<Vec<String>, String> {
         if out.is_some() && fs::canonicalize(&path).ok() == out {
             continue;
         }
+        let shown = format!("{:?}", entry.file_name());
         if entry.file_name().to_str().is_none() {
-            return Err(format!(
-                "the submission folder {name:?} has a name that is not UTF-8; rename it"
+            found.refused.push((
+                shown,
+                "its name is not UTF-8, so no report could name it; rename it".to_owned(),
             ));
+        } else if name.chars().any(char::is_control) {
+            found.refused.push((
+                shown,
+                "its name holds a control character; rename it".to_owned(),
+            ));
+        } else if OUTPUT_NAMES.contains(&name.to_lowercase().as_str()) {
+            found.refused.push((
+                shown,
+                format!(
+                    "the class's {name} goes beside the submissions' results in the output \
+                     folder, so a submission cannot have that name; rename it"
+                ),
+            ));
+        } else {
+            found.names.push(name);
         }
-        names.push(name);
     }
-    names.sort();
-    Ok(names)
+    found.names.sort();
+    found.refused.sort();
+    Ok(found)
+}
+
+/// A note for a submission whose folder is a symbolic link: where it
+/// leads, and which other submission of the class it is, if any.
+pub fn link_note(dir: &Path, name: &str, class: &[String]) -> Option<String> {
+    let folder = dir.join(name);
+    if !fs::symlink_metadata(&folder).ok()?.file_type().is_symlink() {
+        return None;
+    }
+    let target = fs::canonicalize(&folder).ok()?;
+    let same: Vec<&str> = class
+        .iter()
+        .filter(|other| *other != name)
+        .filter(|other| {
+            let other = dir.join(other);
+            !fs::symlink_metadata(&other).is_ok_and(|meta| meta.file_type().is_symlink())
+                && fs::canonicalize(&other).ok().as_ref() == Some(&target)
+        })
+        .map(String::as_str)
+        .collect();
+    Some(if same.is_empty() {
+        format!("its folder is a link to {}", target.display())
+    } else {
+        format!(
+            "its folder is a link to {}, the folder of the submission {}: the same files, \
+             graded twice",
+            target.display(),
+            same.join(", ")
+        )
+    })
 }
 
 /// An exercise file of the submission: `exercises/apply.rs`, else

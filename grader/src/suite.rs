@@ -10,10 +10,11 @@
 //! the verdict channel of [`crate::verdicts`]. Verdicts come from that
 //! channel only; what the test process prints is kept as its output.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -21,7 +22,7 @@ use crate::libtest::{TestList, TestOutput, cut_at_boundary};
 use crate::process::{self, Caps, Ended, LineSink, Settings, Stderr};
 use crate::sandbox::Sandbox;
 use crate::score::Score;
-use crate::verdicts::Channel;
+use crate::verdicts::{Channel, Verdicts};
 
 /// The graded test target, `tests/lab`.
 const TEST_TARGET: &str = "lab";
@@ -33,11 +34,34 @@ const TEST_TARGET: &str = "lab";
 /// of etcd's default 10 GiB (`src/etcd/cluster.rs`).
 const MEMORY: u64 = 4 << 30;
 
+/// How many processes and threads the sandbox's account may have at once
+/// during a test run (the etcd track's three members and the PostgreSQL
+/// server's processes included). Only an account other than root is held
+/// to it, so only a sandbox started by root sets it.
+const PROCESSES: u64 = 256;
+
 /// How long `--list` may take: it runs no test.
 const LIST_LIMIT: Duration = Duration::from_secs(30);
 
 /// How long the verdicts may take to arrive once the test process is gone.
 const GRACE: Duration = Duration::from_secs(2);
+
+/// A submission's test runs, all rounds together, may take this many times
+/// the per-test limit: enough to cut off a few hanging tests one round
+/// after the other, not a round per test of a submission where every test
+/// hangs.
+const ROUNDS_BUDGET: u32 = 4;
+
+/// What one run of the test binary gave.
+struct Round {
+    ended: Ended,
+    verdicts: Verdicts,
+    /// The tests that ran past the per-test limit, when that stopped it.
+    overdue: Vec<String>,
+    output: TestOutput,
+    stdout_bytes: u64,
+    stderr: String,
+}
 
 /// Where and how to build and run the suite.
 #[derive(Debug, Clone)]
@@ -63,7 +87,8 @@ pub struct Suite {
     pub sandbox: Option<Sandbox>,
     /// The longest a build may take.
     pub build_limit: Duration,
-    /// The longest a test run may take.
+    /// The longest one test may take; a test run's rounds together may take
+    /// [`ROUNDS_BUDGET`] times as long.
     pub test_limit: Duration,
 }
 
@@ -127,7 +152,7 @@ impl Suite {
             Some(sandbox) => {
                 let mut sandbox = sandbox.clone();
                 sandbox.writable.push(self.target_dir.clone());
-                let mut command = sandbox.command(cargo(), &self.dir);
+                let mut command = sandbox.command(cargo(), &self.dir)?;
                 // The sandbox has no network: the dependencies were fetched.
                 command.arg("--offline");
                 command
@@ -228,12 +253,17 @@ impl Suite {
         }
     }
 
-    /// Lists the suite's tests, then runs them all.
+    /// Lists the suite's tests, then runs them: all at once first, then, if
+    /// some hung or the process died, the ones without a result again, in
+    /// rounds, until each has a verdict or is known to hang or to end the
+    /// process. A test that runs past [`Suite::test_limit`] is cut off
+    /// alone: the others get their verdicts in the next round, so the same
+    /// code scores the same with 2 test threads or 16.
     pub fn run(&self, executable: &Path) -> Result<Ran, String> {
         // Without the list, a test that never reports would go unnoticed
         // and its claim could pass on its other tests alone.
         let listed = process::run::<TestList>(
-            &mut self.test_command(executable, &["--list"]),
+            &mut self.test_command(executable, &["--list"])?,
             self.test_settings(LIST_LIMIT),
         )
         .map_err(|error| format!("cannot run the test binary: {error}"))?;
@@ -243,27 +273,88 @@ impl Suite {
             }
             _ => None,
         };
-
-        let channel =
-            Channel::open().map_err(|error| format!("cannot open the verdict channel: {error}"))?;
-        let mut command = self.test_command(executable, &[]);
-        channel.pass_to(&mut command);
-        let listening = channel.listen();
-        let finished =
-            process::run::<TestOutput>(&mut command, self.test_settings(self.test_limit))
-                .map_err(|error| format!("cannot run the test binary: {error}"))?;
-        let verdicts = listening.finish(GRACE);
-        let output = &finished.sink;
-        let score = Score::of_run(listed.as_deref(), &verdicts, output);
-
         // Only a test of a claim sends a verdict (the transcripts' do not).
-        let unreported = listed.as_ref().map_or(0, |listed| {
+        let graded: Vec<String> = listed.as_ref().map_or_else(Vec::new, |listed| {
             listed
                 .iter()
                 .filter(|test| crate::claims::claim_of_test(test).is_some())
-                .filter(|test| verdicts.verdict(test).is_none())
-                .count()
+                .cloned()
+                .collect()
         });
+
+        let budget = self.test_limit.saturating_mul(ROUNDS_BUDGET);
+        let started = Instant::now();
+        let mut verdicts: Option<Verdicts> = None;
+        let mut output = TestOutput::default();
+        let mut stdout_bytes = 0;
+        let mut hung: Vec<String> = Vec::new();
+        let mut died: Vec<(String, String)> = Vec::new();
+        let mut odd_exit: Option<String> = None;
+        let mut out_of_time = false;
+        let mut rounds = 0;
+        let mut pending: Option<Vec<String>> = None;
+        loop {
+            rounds += 1;
+            let left = budget.saturating_sub(started.elapsed());
+            let round = self.round(executable, pending.as_deref(), left)?;
+            stdout_bytes += round.stdout_bytes;
+            let unfinished = round.verdicts.unfinished();
+            let this_round: Vec<String> = pending.clone().unwrap_or_else(|| graded.clone());
+            match round.ended {
+                Ended::Stopped | Ended::TimedOut(_) => {
+                    let cut: Vec<String> = if matches!(round.ended, Ended::Stopped) {
+                        round.overdue.clone()
+                    } else {
+                        out_of_time = true;
+                        unfinished.clone()
+                    };
+                    hung.extend(cut);
+                }
+                Ended::Exited(status) => {
+                    let normal = matches!(status.code(), Some(0 | 101));
+                    if !unfinished.is_empty() || !normal {
+                        let how = describe_exit(status);
+                        let said = last_words(&round.stderr);
+                        for test in &unfinished {
+                            died.push((test.clone(), format!("{how}{said}")));
+                        }
+                        if unfinished.is_empty() && !normal {
+                            odd_exit = Some(format!("{how}{said}"));
+                        }
+                    }
+                }
+            }
+            let mut all = verdicts.take().unwrap_or_default();
+            all.absorb(round.verdicts);
+            if rounds == 1 {
+                output = round.output;
+            } else {
+                output.absorb(round.output);
+            }
+            let settled = |test: &String| {
+                all.verdict(test).is_some()
+                    || hung.contains(test)
+                    || died.iter().any(|(dead, _)| dead == test)
+            };
+            let next: Vec<String> = graded.iter().filter(|t| !settled(t)).cloned().collect();
+            let progressed = this_round.iter().any(settled);
+            verdicts = Some(all);
+            if next.is_empty() || listed.is_none() || !progressed {
+                break;
+            }
+            if started.elapsed() >= budget {
+                out_of_time = true;
+                break;
+            }
+            pending = Some(next);
+        }
+        let verdicts = verdicts.unwrap_or_default();
+        let score = Score::of_run(listed.as_deref(), &verdicts, &output);
+
+        let unreported: Vec<&String> = graded
+            .iter()
+            .filter(|test| verdicts.verdict(test).is_none())
+            .collect();
         let mut strays: Vec<String> = verdicts
             .tests()
             .filter(|test| {
@@ -279,31 +370,120 @@ impl Suite {
                 .iter()
                 .map(|test| format!("{test} (reported twice)")),
         );
-        let problem = match finished.ended {
-            Ended::TimedOut(limit) => Some((
-                Trouble::TimedOut,
+
+        let mut told = Vec::new();
+        if !hung.is_empty() {
+            told.push(format!(
+                "{} tests ran longer than {} s and were cut off: {}",
+                hung.len(),
+                self.test_limit.as_secs(),
+                hung.join(", ")
+            ));
+        }
+        if !died.is_empty() {
+            let mut by_end: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+            for (test, how) in &died {
+                by_end.entry(how).or_default().push(test);
+            }
+            for (how, tests) in by_end {
+                told.push(format!(
+                    "the test process ended ({how}) while these tests ran: {}",
+                    tests.join(", ")
+                ));
+            }
+        }
+        if let Some(how) = &odd_exit {
+            told.push(format!(
+                "the test process ended ({how}), which libtest never does on its own (it exits \
+                 with 0 or 101 after its last test): something in it ended the process"
+            ));
+        }
+        let accounted: BTreeSet<&str> = hung
+            .iter()
+            .chain(died.iter().map(|(test, _)| test))
+            .map(String::as_str)
+            .collect();
+        let never: Vec<&str> = unreported
+            .iter()
+            .map(|test| test.as_str())
+            .filter(|test| !accounted.contains(test))
+            .collect();
+        if !never.is_empty() {
+            let why = if out_of_time {
                 format!(
-                    "the test run took longer than {} s and was stopped; {unreported} of its \
-                     tests never reported",
-                    limit.as_secs()
-                ),
-            )),
-            Ended::Exited(_) if listed.is_some() && unreported == 0 => None,
-            Ended::Exited(status) => Some((
-                Trouble::EndedEarly,
-                format!(
-                    "the test process ended ({}) before {unreported} of its tests reported{}",
-                    describe_exit(status),
-                    last_words(&finished.stderr)
-                ),
-            )),
+                    "the submission's time for its test runs ({} s) was spent first",
+                    budget.as_secs()
+                )
+            } else {
+                "they never began".to_owned()
+            };
+            told.push(format!(
+                "{} tests never reported ({why}): {}",
+                never.len(),
+                never.join(", ")
+            ));
+        }
+        if listed.is_none() {
+            told.push("the test binary could not list its tests".to_owned());
+        }
+        let problem = if told.is_empty() {
+            None
+        } else {
+            let trouble = if !hung.is_empty() || out_of_time {
+                Trouble::TimedOut
+            } else {
+                Trouble::EndedEarly
+            };
+            Some((trouble, told.join("; ")))
         };
         Ok(Ran {
             score,
             problem,
-            stdout_bytes: finished.stdout_bytes,
+            stdout_bytes,
             forged: verdicts.forged,
             strays,
+        })
+    }
+
+    /// One run of the test binary: every test (`only` is `None`), or just
+    /// the named ones; stopped when a test runs past the per-test limit, or
+    /// when `left` is spent.
+    fn round(
+        &self,
+        executable: &Path,
+        only: Option<&[String]>,
+        left: Duration,
+    ) -> Result<Round, String> {
+        let channel =
+            Channel::open().map_err(|error| format!("cannot open the verdict channel: {error}"))?;
+        let mut args: Vec<&str> = Vec::new();
+        if let Some(only) = only {
+            args.push("--exact");
+            args.extend(only.iter().map(String::as_str));
+        }
+        let mut command = self.test_command(executable, &args)?;
+        channel.pass_to(&mut command);
+        let listening = channel.listen();
+        let limit = self.test_limit;
+        let mut overdue = Vec::new();
+        let mut stop = || {
+            overdue = listening.overdue(limit);
+            !overdue.is_empty()
+        };
+        let finished = process::run_watched::<TestOutput>(
+            &mut command,
+            self.test_settings(left.max(Duration::from_secs(1))),
+            &mut stop,
+        )
+        .map_err(|error| format!("cannot run the test binary: {error}"))?;
+        let verdicts = listening.finish(GRACE);
+        Ok(Round {
+            ended: finished.ended,
+            verdicts,
+            overdue,
+            output: finished.sink,
+            stdout_bytes: finished.stdout_bytes,
+            stderr: finished.stderr,
         })
     }
 
@@ -322,18 +502,23 @@ impl Suite {
                 cpu: wall
                     .saturating_mul(cores)
                     .saturating_add(Duration::from_secs(10)),
+                processes: self
+                    .sandbox
+                    .as_ref()
+                    .and_then(|_| crate::sandbox::account().ok().flatten())
+                    .map(|_| PROCESSES),
             }),
         }
     }
 
     /// The test binary with a clean environment: no inherited libtest or
     /// insta settings, no backtraces, snapshots never written.
-    fn test_command(&self, executable: &Path, args: &[&str]) -> Command {
+    fn test_command(&self, executable: &Path, args: &[&str]) -> Result<Command, String> {
         let mut command = match &self.sandbox {
             Some(sandbox) => {
                 let mut sandbox = sandbox.clone();
                 sandbox.readable.push(self.target_dir.clone());
-                sandbox.command(executable, &self.dir)
+                sandbox.command(executable, &self.dir)?
             }
             None => Command::new(executable),
         };
@@ -343,7 +528,10 @@ impl Suite {
         }
         for (key, _) in std::env::vars_os() {
             let key_text = key.to_string_lossy();
-            if key_text.starts_with("RUST_TEST_") || key_text.starts_with("INSTA_") {
+            // RUST_TEST_THREADS stays: a hanging test is cut off alone, so
+            // the score does not depend on it, only the time.
+            let threads = key_text == "RUST_TEST_THREADS";
+            if (key_text.starts_with("RUST_TEST_") && !threads) || key_text.starts_with("INSTA_") {
                 command.env_remove(&key);
             }
         }
@@ -357,7 +545,7 @@ impl Suite {
                 command.env(key, tmp);
             }
         }
-        command
+        Ok(command)
     }
 }
 

@@ -1,81 +1,86 @@
 //! The verdict channel, the grader's half (the test half is
-//! `tests/lab/verdict.rs`): a fresh random key and two pipes per test run.
+//! `tests/lab/verdict.rs`): a fresh random key and a Unix socket per test
+//! run.
 //!
-//! The key goes down the first pipe, which the test support reads to its end
-//! before any learner code runs; verdicts come back up the second, one line
-//! per test, `KEY pass TEST` or `KEY fail TEST MESSAGE`. A line without the
-//! key was written by something else in the test process and is ignored (and
-//! counted, for the report). Nothing the test process prints to stdout or
-//! stderr is read as a verdict, and a test that never sends its line (the
-//! process exited early, crashed or hung) has no result, which is not a pass.
+//! The grader writes the key down the socket before the run; the test support
+//! reads it before any learner code runs. Verdicts come back up, one line per
+//! test, `KEY pass TEST` or `KEY fail TEST MESSAGE`, and `KEY start TEST` when
+//! a test begins. A line without the key was written by something else in
+//! the test process and is ignored (and counted, for the report). Nothing the
+//! test process prints to stdout or stderr is read as a verdict, and a test
+//! that never sends its line (the process exited early, crashed or hung) has
+//! no result, which is not a pass.
+//!
+//! A socket, not a pipe: a pipe's write end can be opened again for reading
+//! through `/proc/self/fd`, which would let the process read back the keyed
+//! lines it sent; a socket cannot be opened that way. Only the descriptor's
+//! number is in the environment, never the key.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use rustix::io::{FdFlags, fcntl_setfd};
-use rustix::pipe::{PipeFlags, pipe_with};
+use rustix::io::{FdFlags, fcntl_dupfd_cloexec, fcntl_setfd};
 
 use crate::libtest::Verdict;
 use crate::process::{self, LineSink};
 
-/// The variable that names the two descriptors to the test support.
+/// The variable that names the child's end of the socket to the test
+/// support.
 const VARIABLE: &str = "FENCING_LAB_VERDICTS";
+
+/// The lowest descriptor number the child's end may have.
+const HIGH_FD: i32 = 900;
 
 /// One run's channel, before the run.
 pub struct Channel {
     key: String,
-    /// The read end of the key's pipe, for the child.
-    key_in: OwnedFd,
-    /// The write end of the verdicts' pipe, for the child.
-    verdicts_out: OwnedFd,
-    /// The read end of the verdicts' pipe, ours.
-    verdicts_in: OwnedFd,
+    /// The child's end.
+    child: OwnedFd,
+    /// Ours.
+    ours: UnixStream,
 }
 
 impl Channel {
-    /// A fresh key, written into its pipe, and an empty verdicts pipe.
+    /// A fresh key, already sent down a new socket.
     pub fn open() -> io::Result<Channel> {
         let mut random = [0u8; 16];
         File::open("/dev/urandom")?.read_exact(&mut random)?;
         let key: String = random.iter().map(|byte| format!("{byte:02x}")).collect();
-        let (key_in, key_out) = pipe_with(PipeFlags::CLOEXEC)?;
-        File::from(key_out).write_all(format!("{key}\n").as_bytes())?;
-        let (verdicts_in, verdicts_out) = pipe_with(PipeFlags::CLOEXEC)?;
-        Ok(Channel {
-            key,
-            key_in,
-            verdicts_out,
-            verdicts_in,
-        })
+        // Both ends are closed on exec until `pass_to` opens the child's.
+        let (mut ours, child) = UnixStream::pair()?;
+        ours.write_all(format!("{key}\n").as_bytes())?;
+        // A high number: a process the test binary starts inherits the
+        // variable but not the descriptor, and its own files, numbered from
+        // the lowest free one, never reach this number.
+        let child = fcntl_dupfd_cloexec(&child, HIGH_FD)?;
+        Ok(Channel { key, child, ours })
     }
 
-    /// Hands the child its two ends (and only the child: they stay closed
-    /// on exec for every other program the grader starts).
+    /// Hands the child its end (and only the child: it stays closed on exec
+    /// for every other program the grader starts).
     pub fn pass_to(&self, command: &mut Command) {
-        let (key_in, verdicts_out) = (self.key_in.as_raw_fd(), self.verdicts_out.as_raw_fd());
-        command.env(VARIABLE, format!("{key_in}:{verdicts_out}"));
+        let fd = self.child.as_raw_fd();
+        command.env(VARIABLE, fd.to_string());
         // SAFETY: between fork and exec only the fcntl system call runs, on
-        // two descriptors this `Channel` keeps open until after the spawn.
+        // a descriptor this `Channel` keeps open until after the spawn.
         unsafe {
             command.pre_exec(move || {
-                for fd in [key_in, verdicts_out] {
-                    let fd = std::os::fd::BorrowedFd::borrow_raw(fd);
-                    fcntl_setfd(fd, FdFlags::empty())?;
-                }
+                let fd = std::os::fd::BorrowedFd::borrow_raw(fd);
+                fcntl_setfd(fd, FdFlags::empty())?;
                 Ok(())
             });
         }
     }
 
-    /// Starts reading the verdicts; call before the child starts, as the
-    /// pipe holds only so much.
+    /// Starts reading the verdicts; call before the child starts.
     pub fn listen(self) -> Listening {
         let sink = Arc::new(Mutex::new(Verdicts {
             key: self.key,
@@ -84,9 +89,9 @@ impl Channel {
         let (done, finished) = mpsc::channel();
         let reader = {
             let sink = Arc::clone(&sink);
-            let pipe = File::from(self.verdicts_in);
+            let socket = self.ours;
             thread::Builder::new().spawn(move || {
-                process::read_into(pipe, &sink);
+                process::read_into(socket, &sink);
                 let _ = done.send(());
             })
         };
@@ -94,7 +99,7 @@ impl Channel {
             sink,
             finished,
             started: reader.is_ok(),
-            child_ends: Some((self.key_in, self.verdicts_out)),
+            child_end: Some(self.child),
         }
     }
 }
@@ -104,15 +109,20 @@ pub struct Listening {
     sink: Arc<Mutex<Verdicts>>,
     finished: mpsc::Receiver<()>,
     started: bool,
-    child_ends: Option<(OwnedFd, OwnedFd)>,
+    child_end: Option<OwnedFd>,
 }
 
 impl Listening {
-    /// The verdicts, once the run is over: our copies of the child's ends
-    /// are closed, then the pipe is read to its end (or for `grace` more,
+    /// The tests that began more than `limit` ago and have not reported.
+    pub fn overdue(&self, limit: Duration) -> Vec<String> {
+        process::lock(&self.sink).overdue(limit)
+    }
+
+    /// The verdicts, once the run is over: our copy of the child's end is
+    /// closed, then the socket is read to its end (or for `grace` more,
     /// should something outside a sandbox still hold it open).
     pub fn finish(mut self, grace: Duration) -> Verdicts {
-        self.child_ends = None;
+        self.child_end = None;
         if self.started {
             let _ = self.finished.recv_timeout(grace);
         }
@@ -129,6 +139,8 @@ pub struct Verdicts {
     pub forged: u64,
     /// Tests that reported more than once.
     pub repeated: BTreeSet<String>,
+    /// Tests that said they began, and when the grader heard it.
+    started: BTreeMap<String, Instant>,
 }
 
 impl Verdicts {
@@ -145,6 +157,33 @@ impl Verdicts {
     /// Every test that sent a verdict.
     pub fn tests(&self) -> impl Iterator<Item = &str> {
         self.tests.keys().map(String::as_str)
+    }
+
+    /// The tests that began and have sent no verdict.
+    pub fn unfinished(&self) -> Vec<String> {
+        self.started
+            .keys()
+            .filter(|test| !self.tests.contains_key(*test))
+            .cloned()
+            .collect()
+    }
+
+    /// The unfinished tests that began more than `limit` ago.
+    fn overdue(&self, limit: Duration) -> Vec<String> {
+        self.started
+            .iter()
+            .filter(|(test, at)| !self.tests.contains_key(*test) && at.elapsed() >= limit)
+            .map(|(test, _)| test.clone())
+            .collect()
+    }
+
+    /// Takes in a later run's verdicts, for tests this one has none of.
+    pub fn absorb(&mut self, later: Verdicts) {
+        for (test, verdict) in later.tests {
+            self.tests.entry(test).or_insert(verdict);
+        }
+        self.forged += later.forged;
+        self.repeated.extend(later.repeated);
     }
 }
 
@@ -164,6 +203,14 @@ impl LineSink for Verdicts {
             return;
         };
         let rest = &line[at + self.key.len()..];
+        if let Some(test) = rest.strip_prefix(" start ") {
+            if !test.is_empty() && self.started.len() < crate::libtest::MAX_TESTS {
+                self.started
+                    .entry(test.to_owned())
+                    .or_insert_with(Instant::now);
+            }
+            return;
+        }
         let (verdict, rest) = if let Some(rest) = rest.strip_prefix(" pass ") {
             (Verdict::Passed, rest)
         } else if let Some(rest) = rest.strip_prefix(" fail ") {

@@ -40,6 +40,8 @@ use crate::{LabError, Outcome, claims, guard};
 /// The learner's worker, or the reference with `--features solutions`.
 #[cfg_attr(not(feature = "solutions"), path = "../../exercises/etcd/worker.rs")]
 #[cfg_attr(feature = "solutions", path = "../../solutions/etcd/worker.rs")]
+// No unsafe code in a learner's exercise, and no `allow` can undo it.
+#[forbid(unsafe_code)]
 mod worker_impl;
 
 /// Whose `work` a worker process runs.

@@ -63,10 +63,14 @@ use crate::{LabError, Outcome, Record, State, guard};
     feature = "solutions",
     path = "../../solutions/postgres/install_generation.rs"
 )]
+// No unsafe code in a learner's exercise, and no `allow` can undo it.
+#[forbid(unsafe_code)]
 mod install_generation_impl;
 
 #[cfg_attr(not(feature = "solutions"), path = "../../exercises/postgres/apply.rs")]
 #[cfg_attr(feature = "solutions", path = "../../solutions/postgres/apply.rs")]
+// No unsafe code in a learner's exercise, and no `allow` can undo it.
+#[forbid(unsafe_code)]
 mod apply_impl;
 
 /// The authority installs `new_generation` on `resource` (the learner's

@@ -2,13 +2,21 @@
 //! nothing; under the grader, each graded test reports its own verdict here,
 //! and the grader reads no verdict from what the test process prints.
 //!
-//! The grader starts the test binary with `FENCING_LAB_VERDICTS=KEY_FD:OUT_FD`:
-//! two pipes it opened for this run. The first carries a fresh random key and
-//! is read to its end on the first call of [`open`], which every graded test
-//! makes before it calls the learner's code; the second is write-only, so
-//! nothing in the process can read back what was sent. A verdict is one line,
-//! `KEY pass TEST` or `KEY fail TEST MESSAGE`, written in one `write` of less
-//! than a pipe's atomic size, so lines from several threads never mix.
+//! The grader starts the test binary with `FENCING_LAB_VERDICTS=FD`: one end
+//! of a Unix socket it opened for this run (a socket, unlike a pipe, cannot
+//! be opened again through `/proc/self/fd`, so nothing in the process can get
+//! a reading end of what it sends). The grader's first line down it is a fresh
+//! random key, read on the first call of [`open`], which every graded test
+//! makes before it calls the learner's code; the key is never in the
+//! environment, and the descriptor is then moved to one closed on exec, so
+//! no program a test starts inherits it. A verdict is one line, `KEY pass
+//! TEST` or `KEY fail TEST MESSAGE`, written in one `write` under a lock, so
+//! lines from several threads never mix; `KEY start TEST` says a test began,
+//! so the grader can name a test that hangs and cut it off alone.
+//!
+//! Code in the same process can still read the key from the process's
+//! memory; what keeps a submission from doing so is the grader's review of
+//! its source (`grader/allowlist.txt`), not this channel.
 //!
 //! The verdict of a test is its [`Guard`]'s: the guard lives in the test's
 //! `Check` (`let c = claim("L1.1")`, the first line of every graded test), so
@@ -20,8 +28,10 @@
 //! noticed and ignored.
 
 use std::cell::{Cell, RefCell};
-use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::fs::FileTypeExt;
+use std::os::unix::net::UnixStream;
 use std::panic;
 use std::sync::{Mutex, OnceLock};
 use std::thread;
@@ -29,12 +39,12 @@ use std::thread;
 /// The variable the grader sets; absent under `cargo test`.
 const VARIABLE: &str = "FENCING_LAB_VERDICTS";
 
-/// A verdict line stays below the 4096 bytes a pipe writes atomically.
+/// The longest verdict line; a failure's message is cut to fit.
 const MAX_LINE: usize = 3800;
 
 struct Channel {
     key: String,
-    out: Mutex<File>,
+    out: Mutex<UnixStream>,
 }
 
 static CHANNEL: OnceLock<Option<Channel>> = OnceLock::new();
@@ -50,16 +60,25 @@ thread_local! {
 /// the grader did not start this process. Called before any learner code.
 pub fn open() {
     CHANNEL.get_or_init(|| {
-        let value = std::env::var(VARIABLE).ok()?;
-        let (key_fd, out_fd) = value.split_once(':')?;
+        let fd: i32 = std::env::var(VARIABLE).ok()?.parse().ok()?;
+        // Only a socket is taken: in a process this one started, the
+        // variable is inherited but the descriptor is not, and the number
+        // may be some other file's.
+        let kind = std::fs::metadata(format!("/proc/self/fd/{fd}")).ok()?;
+        if !kind.file_type().is_socket() {
+            return None;
+        }
+        // SAFETY: the grader handed this descriptor to the process for the
+        // channel alone; nothing else in it owns or closes it, and this
+        // runs once (`OnceLock`).
+        let handed = UnixStream::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        // A copy closed on exec; the inherited one is closed when `handed`
+        // goes.
+        let stream = handed.try_clone().ok()?;
+        drop(handed);
         let mut key = String::new();
-        File::open(format!("/proc/self/fd/{key_fd}"))
-            .and_then(|mut pipe| pipe.read_to_string(&mut key))
-            .ok()?;
-        let out = File::options()
-            .write(true)
-            .open(format!("/proc/self/fd/{out_fd}"))
-            .ok()?;
+        BufReader::new(&stream).read_line(&mut key).ok()?;
+        let out = stream;
         let key = key.trim().to_owned();
         if key.is_empty() {
             return None;
@@ -89,10 +108,14 @@ pub fn guard() -> Guard {
     open();
     let listening = CHANNEL.get().is_some_and(Option::is_some);
     let first = OWNED.with(|owned| !owned.replace(true));
-    let test = thread::current().name().map(str::to_owned);
-    Guard {
-        test: test.filter(|_| listening && first),
+    let test = thread::current()
+        .name()
+        .map(str::to_owned)
+        .filter(|_| listening && first);
+    if let (Some(test), Some(Some(channel))) = (&test, CHANNEL.get()) {
+        send(channel, format!("{} start {test}", channel.key));
     }
+    Guard { test }
 }
 
 impl Drop for Guard {
@@ -118,12 +141,17 @@ impl Drop for Guard {
             }
             line.truncate(end);
         }
-        line.push('\n');
-        let mut out = channel
-            .out
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        // Nothing to do if the pipe is gone: the grader counts no result.
-        let _ = out.write_all(line.as_bytes());
+        send(channel, line);
     }
+}
+
+/// Sends one line, whole, under the channel's lock.
+fn send(channel: &Channel, mut line: String) {
+    line.push('\n');
+    let mut out = channel
+        .out
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // Nothing to do if the socket is gone: the grader counts no result.
+    let _ = out.write_all(line.as_bytes());
 }

@@ -217,8 +217,9 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "L1.4",
-        text: "workers in separate processes, over TCP: the stale worker's apply is rejected \
-               after the authority's process installs the next generation",
+        text: "workers in separate processes, over TCP: the authority's process never installs \
+               between a worker process's check and its effect, and the stale worker's apply is \
+               rejected after the authority's process installs the next generation",
         points: 1,
         files: BOTH,
         hint: "the destination decides, whoever connects: compare the presented generation with \
@@ -296,7 +297,8 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "L3.1",
-        text: "while another connection holds the write lock, apply fails as contention, then succeeds",
+        text: "while another connection holds the lock, apply fails as contention, having neither \
+               read nor written, then succeeds",
         points: 1,
         files: APPLY_ONLY,
         hint: "contention is not a rejection: pass the Contention error through unchanged, \
@@ -309,7 +311,8 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "L3.2",
-        text: "between validation and effect apply holds the write lock: an install is refused by contention",
+        text: "no install lands between apply's check of the generation and its effect: the two \
+               are one transaction, and an install tried in between meets contention",
         points: 1,
         files: APPLY_ONLY,
         hint: "a DEFERRED transaction, or a generation read before BEGIN, leaves a gap: \
@@ -322,7 +325,8 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "L3.3",
-        text: "install_generation takes the write lock the same way",
+        text: "no install or apply lands between install_generation's read of the generation \
+               and its write: one tried in between meets contention",
         points: 1,
         files: INSTALL_ONLY,
         hint: "install_generation also reads then writes: BEGIN IMMEDIATE before the read",
@@ -464,14 +468,14 @@ pub const CLAIMS: &[Claim] = &[
     Claim {
         id: "L4.10",
         text: "the same request on two connections at once, at every interleaving the checkpoints \
-               allow, in both journal modes: each gets the original result (or contention, and \
+               allow, in both journal modes on SQLite: each gets the original result (or contention, and \
                tries again), never another error, and the effect happens once",
         points: 1,
         files: APPLY_ONLY,
         hint: "look the record up inside the transaction that writes it, after BEGIN IMMEDIATE: \
                a lookup made before the write lock lets a duplicate in between, and its insert \
                then fails on the record's primary key",
-        tracks: SQLITE,
+        tracks: EVERYWHERE,
         postgres_hint: None,
     },
     Claim {

@@ -297,8 +297,8 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "L3.1",
-        text: "while another connection holds the lock, apply fails as contention, having neither \
-               read nor written, then succeeds",
+        text: "while another connection holds the lock, apply fails as contention, acting on \
+               nothing it read meanwhile, then succeeds",
         points: 1,
         files: APPLY_ONLY,
         hint: "contention is not a rejection: pass the Contention error through unchanged, \
@@ -611,7 +611,8 @@ pub const CLAIMS: &[Claim] = &[
     Claim {
         id: "L7.4",
         text: "a holder frozen right after taking the lock, that finds a newer generation \
-               installed when it wakes, stops without calling apply",
+               installed when it wakes, stops without calling apply; so does a worker whose \
+               lease is lost before the lock is granted",
         points: 1,
         files: WORKER_ONLY,
         hint: "when install_generation answers NotHigher with a higher installed generation, \

@@ -9,7 +9,8 @@ use crate::support::*;
 
 /// What the frozen schedule came to.
 struct Frozen {
-    /// The generation installed when worker 1 was frozen.
+    /// The generation installed when worker 1 was frozen (frozen at a
+    /// read: the token its lock gave it).
     before: i64,
     /// The generation worker 2 left installed.
     after: i64,
@@ -47,7 +48,12 @@ fn frozen_schedule_if_reached(
             other => break handle_missed(c, w, at, optional, other)?,
         }
     }
-    let before = w.generation(c);
+    // Frozen at a read, worker 1 may not have installed yet (a worker that
+    // reads first): its token is its lock's revision.
+    let before = match (optional, first.revisions().last()) {
+        (true, Some(&token)) => token,
+        _ => w.generation(c),
+    };
     first.freeze().or_fail(c, "freeze worker 1 (SIGSTOP)");
     c.same("worker 1's process, frozen", "T", first.kernel_state());
     // The line waits in the pipe: a frozen process cannot read it.
@@ -216,7 +222,8 @@ fn l7_4_holder_frozen_after_locking_that_finds_a_newer_generation_stops_without_
 /// granted (it stands for a lease that ran out while the worker waited).
 /// The worker must not act: no lock, no token, no apply. A worker that
 /// falls back to the installed generation when the lock fails would write
-/// here without holding anything.
+/// here without holding anything. Then a worker whose lease is alive does
+/// its job, as usual.
 #[test]
 fn l7_4_a_worker_whose_lease_is_lost_before_the_lock_is_granted_never_applies() {
     serve_if_worker();
@@ -248,6 +255,17 @@ fn l7_4_a_worker_whose_lease_is_lost_before_the_lock_is_granted_never_applies() 
     }
     c.state(&w.lab, A, start, 0);
     c.records(&w.lab, A, &[]);
+
+    // The lock still serves a worker whose lease is alive.
+    let second = w.worker(&c, Role::Yours, job("w2", 3), &[]).finish();
+    let second = second.or_fail(&c, "worker 2, its lease alive: its job (+3)");
+    c.same(
+        "worker 2, its lease alive: its job (+3)",
+        applied(3),
+        &second.outcome,
+    );
+    let after = w.generation(&c);
+    c.records(&w.lab, A, &[rec(A, "w2", 3, 3, after)]);
 }
 
 #[test]

@@ -11,6 +11,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::mpsc;
 use std::thread;
+use std::time::Duration;
 
 use fencing_lab::pg::PgLab;
 use fencing_lab::{Checkpoint, LabError, Session, describe, describe_error};
@@ -114,6 +115,11 @@ fn l3_1_apply_acts_on_nothing_it_read_while_an_install_was_in_flight(lab: Lab) {
     c.records(&lab, A, &[]);
 }
 
+/// How long an [`InFlight`] worker may take to return or reach a
+/// checkpoint, as long as the checkpoint protocol waits for a paused
+/// session.
+const STUCK: Duration = Duration::from_secs(60);
+
 /// An apply started on a thread of its own while the test holds another
 /// call paused: it runs until it returns or reaches a read or write
 /// checkpoint, where it waits until [`InFlight::finish`].
@@ -170,10 +176,18 @@ impl InFlight {
     }
 
     /// The worker's next report; a thread that ended without one panicked.
+    /// Bounded like every wait of the checkpoint protocol: an apply that
+    /// waits for a lock longer than the session's 1 ms (a lock timeout of
+    /// its own) is reported, not waited for.
     fn next(&self) -> Event {
-        self.events
-            .recv()
-            .unwrap_or_else(|_| Event::Returned("a panic".to_owned()))
+        match self.events.recv_timeout(STUCK) {
+            Ok(event) => event,
+            Err(mpsc::RecvTimeoutError::Disconnected) => Event::Returned("a panic".to_owned()),
+            Err(mpsc::RecvTimeoutError::Timeout) => Event::Returned(format!(
+                "nothing: it neither returned nor reached a checkpoint in {} s",
+                STUCK.as_secs()
+            )),
+        }
     }
 
     /// Lets the worker go on and waits for it: the checkpoint it was

@@ -794,7 +794,7 @@ const CLAIMS: &[ClaimHint] = &[
         Some([
             "While your apply sits between its read of the generation and its write, can an install get in?",
             "An install between the check and the effect makes the decision stale before it is applied.",
-            "Lock the row (`tx.lock_row`) before reading the generation, and keep it until the commit.",
+            "Lock the row (`tx.lock_row`, or an advisory lock per resource that install_generation takes too) before reading the generation, and keep it until the commit.",
         ]),
     ),
     (
@@ -934,7 +934,11 @@ const CLAIMS: &[ClaimHint] = &[
             "A lookup made before the write lock lets a duplicate in between, and its insert then fails on the record's key.",
             "Look the record up inside the transaction that writes it, after BEGIN IMMEDIATE.",
         ],
-        None,
+        Some([
+            "The same request on two sessions at once: what did each copy see when it looked for the record?",
+            "A lookup made before the row lock lets a duplicate in between, and its insert then fails on the record's key.",
+            "Lock the resource's row first (`tx.lock_row`), then look the record up in the same transaction.",
+        ]),
     ),
     (
         "L4.11",
@@ -1047,9 +1051,9 @@ const CLAIMS: &[ClaimHint] = &[
     (
         "L7.4",
         [
-            "Your worker woke to find a newer generation installed. What did it do next?",
-            "A `NotHigher` install with a higher installed generation means someone newer holds the authority.",
-            "Return `LabError::Superseded` without calling apply, and do not borrow the newer generation.",
+            "Your worker could not show that it holds the newest authority (a newer generation was installed, or its lease was lost before the lock was granted). What did it do next?",
+            "A `NotHigher` install with a higher installed generation, or a lock that was never granted, both mean someone else may hold the authority: a worker in that position must not act.",
+            "Return without calling apply: `LabError::Superseded` when a newer generation is installed, the error you got when the lock failed; never borrow the installed generation.",
         ],
         None,
     ),

@@ -213,8 +213,9 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "L1.4",
-        text: "workers in separate processes, over TCP: the stale worker's apply is rejected \
-               after the authority's process installs the next generation",
+        text: "workers in separate processes, over TCP: the authority's process never installs \
+               between a worker process's check and its effect, and the stale worker's apply is \
+               rejected after the authority's process installs the next generation",
         points: 1,
         files: BOTH,
         tracks: POSTGRES,
@@ -271,21 +272,24 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "L3.1",
-        text: "while another connection holds the write lock, apply fails as contention, then succeeds",
+        text: "while another connection holds the lock, apply fails as contention, acting on \
+               nothing it read meanwhile, then succeeds",
         points: 1,
         files: APPLY_ONLY,
         tracks: EVERYWHERE,
     },
     Claim {
         id: "L3.2",
-        text: "between validation and effect apply holds the write lock: an install is refused by contention",
+        text: "no install lands between apply's check of the generation and its effect: the two \
+               are one transaction, and an install tried in between meets contention",
         points: 1,
         files: APPLY_ONLY,
         tracks: EVERYWHERE,
     },
     Claim {
         id: "L3.3",
-        text: "install_generation takes the write lock the same way",
+        text: "no install or apply lands between install_generation's read of the generation \
+               and its write: one tried in between meets contention",
         points: 1,
         files: INSTALL_ONLY,
         tracks: EVERYWHERE,
@@ -393,11 +397,11 @@ pub const CLAIMS: &[Claim] = &[
     Claim {
         id: "L4.10",
         text: "the same request on two connections at once, at every interleaving the checkpoints \
-               allow, in both journal modes: each gets the original result (or contention, and \
-               tries again), never another error, and the effect happens once",
+               allow, in both journal modes on SQLite: each gets the original result (or \
+               contention, and tries again), never another error, and the effect happens once",
         points: 1,
         files: APPLY_ONLY,
-        tracks: SQLITE,
+        tracks: EVERYWHERE,
     },
     Claim {
         id: "L4.11",
@@ -496,7 +500,8 @@ pub const CLAIMS: &[Claim] = &[
     Claim {
         id: "L7.4",
         text: "a holder frozen right after taking the lock, that finds a newer generation \
-               installed when it wakes, stops without calling apply",
+               installed when it wakes, stops without calling apply; so does a worker whose \
+               lease is lost before the lock is granted",
         points: 1,
         files: WORKER_ONLY,
         tracks: ETCD,

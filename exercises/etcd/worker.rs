@@ -10,7 +10,7 @@
 //! may freeze the process (SIGSTOP) at any of your calls, let the lease go,
 //! give the lock to another worker, and wake yours again (SIGCONT). Your
 //! tools are on `worker` (see `src/etcd/worker.rs`): `lock`,
-//! `install_generation`, `installed_generation` and `apply`.
+//! `install_generation`, `installed_generation`, `lease_ttl` and `apply`.
 
 use crate::etcd::Job;
 #[allow(unused_imports)] // you will need them
@@ -37,8 +37,15 @@ pub fn work(worker: &mut Worker, job: &Job) -> Result<Outcome, LabError> {
     // job's request id exactly as it is: a retry of the same job must be
     // recognised as the same request.
     //
+    // What a stop returns: any error, as long as apply is never called.
+    // `LabError::Superseded` when a newer generation is installed; the
+    // error you got, passed on unchanged, when taking the lock fails or
+    // your lease is gone (`worker.lease_ttl()`). Never fall back to acting
+    // with a generation you did not install.
+    //
     // Hint: holding the lock is not a proof. A frozen process still
-    // believes it holds it when it wakes up.
+    // believes it holds it when it wakes up, and may be frozen between any
+    // two of your calls (a check of the lease and a read, say).
     let _ = (worker, job);
     todo!("work: take the lock, install the token, then act with it")
 }

@@ -170,6 +170,14 @@ impl Coordinator {
         Ok(())
     }
 
+    /// How many seconds `lease` has left: -1 once it is revoked or has run
+    /// out (etcd's answer for a lease it does not know).
+    pub fn time_to_live(&mut self, lease: i64) -> Result<i64, LabError> {
+        Ok(self
+            .retrying(|mut client| async move { client.lease_time_to_live(lease, None).await })?
+            .ttl())
+    }
+
     /// Who holds the lock of `resource`, if anyone.
     pub fn holder(&mut self, resource: &str) -> Result<Option<Holder>, LabError> {
         let prefix = format!("{}/", self.lock_name(resource));

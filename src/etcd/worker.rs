@@ -46,6 +46,9 @@ pub enum Moment {
     Locked,
     /// `install_generation` has returned, whatever it answered.
     Installed,
+    /// `installed_generation` was called: it reads once the worker goes
+    /// on, so a worker frozen here reads what is installed when it wakes.
+    Reading,
     /// `apply` was called: every decision is made, nothing is sent yet.
     Acting,
     /// `work` has returned; its result is not reported yet.
@@ -54,10 +57,11 @@ pub enum Moment {
 
 impl Moment {
     /// Every moment, in the order a worker reaches them.
-    pub const ALL: [Moment; 5] = [
+    pub const ALL: [Moment; 6] = [
         Moment::Started,
         Moment::Locked,
         Moment::Installed,
+        Moment::Reading,
         Moment::Acting,
         Moment::Returned,
     ];
@@ -68,6 +72,7 @@ impl Moment {
             Moment::Started => "started",
             Moment::Locked => "locked",
             Moment::Installed => "installed",
+            Moment::Reading => "reading",
             Moment::Acting => "acting",
             Moment::Returned => "returned",
         }
@@ -80,6 +85,7 @@ impl fmt::Display for Moment {
             Moment::Started => "before taking the lock",
             Moment::Locked => "holding the lock, before anything else",
             Moment::Installed => "just after install_generation returned",
+            Moment::Reading => "about to read the installed generation",
             Moment::Acting => "about to call apply",
             Moment::Returned => "after the job, before reporting its result",
         })
@@ -133,6 +139,20 @@ impl Worker {
         self.lease
     }
 
+    /// How many seconds this worker's lease has left, as the cluster says
+    /// now. A lease that was revoked or ran out is an error
+    /// ([`LabError::CoordinatorUnavailable`]). The answer is old as soon as
+    /// it arrives: a worker frozen right after it still believes it.
+    pub fn lease_ttl(&mut self) -> Result<i64, LabError> {
+        match self.coordinator.time_to_live(self.lease)? {
+            ttl if ttl > 0 => Ok(ttl),
+            _ => Err(LabError::CoordinatorUnavailable(format!(
+                "lease {:x} not found: revoked or run out",
+                self.lease
+            ))),
+        }
+    }
+
     /// Takes the lock of `resource` under this worker's lease, waiting while
     /// another worker holds it.
     pub fn lock(&mut self, resource: &str) -> Result<Held, LabError> {
@@ -153,8 +173,11 @@ impl Worker {
         installed
     }
 
-    /// Reads the generation installed at the destination now.
+    /// Reads the generation installed at the destination now. (A test may
+    /// freeze the worker as it calls this, before the read: what it reads
+    /// is what is installed when it wakes.)
     pub fn installed_generation(&mut self, resource: &str) -> Result<i64, LabError> {
+        self.reach(Moment::Reading, String::new());
         let tx = self.db.begin(rusqlite::TransactionBehavior::Deferred)?;
         let generation = tx.installed_generation(resource)?;
         tx.commit()?;

@@ -35,10 +35,13 @@
 //! `SELECT`. [`Checkpoint::GenerationRead`] and [`Checkpoint::RecordRead`]
 //! fire from [`PgTx::installed_generation`](super::PgTx::installed_generation)
 //! and [`PgTx::find_record`](super::PgTx::find_record), over the same
-//! channel; a call that runs SQL of its own through
-//! [`PgTx::sql`](super::PgTx::sql), and never reaches one of its function's
-//! read checkpoints through those methods, is noted, so a test that needed
-//! such a read says so instead of guessing at a mistake ([`own_sql`]).
+//! channel, and right after a statement of the code's own
+//! ([`PgTx::sql`](super::PgTx::sql)) returns, holding its locks, when the
+//! server's plan of that statement reads the generation or the `requests`
+//! table ([`Event::OwnRead`]; the plan is read in `super::own`). A call that
+//! ran SQL the harness cannot see into (a batch) and never reached one of
+//! its function's read checkpoints is noted, so a test that needed such a
+//! read says so instead of guessing at a mistake ([`unread`]).
 //!
 //! Every wait is bounded: the session waits at a gate for at most
 //! [`STUCK`] (then its statement fails with SQLSTATE `FL002`), and the
@@ -124,19 +127,20 @@ const FAULT_CODE: &str = "FL001";
 /// How the trigger function's announcement starts.
 const NOTICE: &str = "fencing-lab checkpoint: ";
 
-/// What a session notes when the code under test ran SQL of its own and
-/// did not reach, through `PgTx`'s methods, a read checkpoint its function
+/// What a session notes when the code under test ran a statement of its own
+/// whose reads the harness could not tell (see [`Link::note_unread`]) and
+/// never reached, in a way the harness saw, a read checkpoint its function
 /// has (`generation`, `record`: which ones it missed).
-fn own_sql(generation: bool, record: bool) -> &'static str {
+fn unread(generation: bool, record: bool) -> &'static str {
     match (generation, record) {
         (true, true) => {
-            "this call ran SQL of its own through `tx.sql()` and never called `PgTx::installed_generation` or `PgTx::find_record`. Its writes reach the checkpoints in the server, but its reads cannot: PostgreSQL has no trigger on SELECT, so the pauses after the generation was read and after the record was looked up happen only in those two methods. If this call read either with a SELECT of its own, this test could not pause it there. Read through the methods, or check this claim on SQLite, where every statement reaches the checkpoints"
+            "this call ran SQL of its own through `tx.sql()` that the harness cannot see into (a `batch_execute`, or a statement other than SELECT, INSERT, UPDATE, DELETE, WITH, VALUES or TABLE), and no read of the generation or of a record that it could see. PostgreSQL has no trigger on SELECT: the harness learns what a statement of your own read from the server's plan of it (EXPLAIN), which it can ask for a single statement run with `tx.sql().query`, `query_one`, `query_opt` or `execute`, not for a batch. If that statement read the generation or a record, this test could not pause right after it. Run it as a single statement, or check this claim on SQLite, where every statement reaches the checkpoints"
         }
         (true, false) => {
-            "this call ran SQL of its own through `tx.sql()` and never called `PgTx::installed_generation`. Its writes reach the checkpoints in the server, but its reads cannot: PostgreSQL has no trigger on SELECT, so the pause after the generation was read happens only in that method. If this call read the generation with a SELECT of its own, this test could not pause it there. Read it through the method, or check this claim on SQLite, where every statement reaches the checkpoints"
+            "this call ran SQL of its own through `tx.sql()` that the harness cannot see into (a `batch_execute`, or a statement other than SELECT, INSERT, UPDATE, DELETE, WITH, VALUES or TABLE), and no read of the generation that it could see. PostgreSQL has no trigger on SELECT: the harness learns what a statement of your own read from the server's plan of it (EXPLAIN), which it can ask for a single statement run with `tx.sql().query`, `query_one`, `query_opt` or `execute`, not for a batch. If that statement read the generation, this test could not pause right after it. Run it as a single statement, or check this claim on SQLite, where every statement reaches the checkpoints"
         }
         _ => {
-            "this call ran SQL of its own through `tx.sql()` and never called `PgTx::find_record`. Its writes reach the checkpoints in the server, but its reads cannot: PostgreSQL has no trigger on SELECT, so the pause after the record was looked up happens only in that method. If this call looked the record up with a SELECT of its own, this test could not pause it there. Look it up through the method, or check this claim on SQLite, where every statement reaches the checkpoints"
+            "this call ran SQL of its own through `tx.sql()` that the harness cannot see into (a `batch_execute`, or a statement other than SELECT, INSERT, UPDATE, DELETE, WITH, VALUES or TABLE), and no lookup of a record that it could see. PostgreSQL has no trigger on SELECT: the harness learns what a statement of your own read from the server's plan of it (EXPLAIN), which it can ask for a single statement run with `tx.sql().query`, `query_one`, `query_opt` or `execute`, not for a batch. If that statement looked the record up, this test could not pause right after it. Run it as a single statement, or check this claim on SQLite, where every statement reaches the checkpoints"
         }
     }
 }
@@ -151,6 +155,17 @@ pub(crate) enum Event {
         checkpoint: Checkpoint,
         /// Where the verdict goes, for a checkpoint reached in the client.
         reply: Option<Sender<Result<(), LabError>>>,
+    },
+    /// A statement of the code's own read `checkpoint`'s data (its plan
+    /// says so) and has returned: fire it as a read, like SQLite's
+    /// statement trace does. `done` is answered once the hook has run; an
+    /// error from the hook is kept for the end of the call, as a read
+    /// cannot be undone.
+    OwnRead {
+        /// Which one.
+        checkpoint: Checkpoint,
+        /// Answered when the hook has run.
+        done: Sender<()>,
     },
     /// The learner's code returned (or unwound).
     Finished,
@@ -171,11 +186,13 @@ pub(crate) struct Link {
 /// What a call did on its session, as far as the read checkpoints go.
 #[derive(Default)]
 struct Seen {
-    /// It ran SQL of its own through `PgTx::sql`.
-    own_sql: bool,
-    /// It reached [`Checkpoint::GenerationRead`] through the method.
+    /// It ran SQL of its own through `PgTx::sql` whose reads the harness
+    /// could not tell.
+    unread: bool,
+    /// It reached [`Checkpoint::GenerationRead`] (through the method, or
+    /// a statement of its own whose plan reads the generation).
     generation_read: bool,
-    /// It reached [`Checkpoint::RecordRead`] through the method.
+    /// It reached [`Checkpoint::RecordRead`], the same two ways.
     record_read: bool,
 }
 
@@ -199,14 +216,7 @@ impl Link {
     /// A checkpoint reached in the client (after a read): waits for the
     /// hook's verdict. Outside a call with a hook, nothing to wait for.
     pub(crate) fn reached(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
-        {
-            let mut seen = lock(&self.seen);
-            match checkpoint {
-                Checkpoint::GenerationRead => seen.generation_read = true,
-                Checkpoint::RecordRead => seen.record_read = true,
-                _ => {}
-            }
-        }
+        self.saw(checkpoint);
         let (reply, verdict) = mpsc::channel();
         if !self.send(Event::Reached {
             checkpoint,
@@ -221,19 +231,48 @@ impl Link {
         })
     }
 
-    /// Notes that the call ran SQL of its own.
-    pub(crate) fn note_own_sql(&self) {
-        lock(&self.seen).own_sql = true;
+    /// A statement of the code's own read `checkpoint`'s data and has
+    /// returned, holding whatever locks it took: fires `checkpoint` as a
+    /// read and waits until the hook has run. Outside a call with a hook,
+    /// nothing to wait for.
+    pub(crate) fn read_by_own_sql(&self, checkpoint: Checkpoint) {
+        self.saw(checkpoint);
+        let (done, ran) = mpsc::channel();
+        if self.send(Event::OwnRead { checkpoint, done }) {
+            let _ = ran.recv_timeout(STUCK);
+        }
     }
 
-    /// Why the call that just ended could not be fully observed, if so:
-    /// it ran SQL of its own and never reached one of `reads` (the read
-    /// checkpoints its function has) through the methods.
+    /// Whether a call with a hook runs: only then is a statement of the
+    /// code's own worth classifying.
+    pub(crate) fn watching(&self) -> bool {
+        lock(&self.events).is_some()
+    }
+
+    /// Notes that the call ran SQL of its own whose reads the harness could
+    /// not tell (a batch, or a statement it cannot ask the plan of).
+    pub(crate) fn note_unread(&self) {
+        lock(&self.seen).unread = true;
+    }
+
+    fn saw(&self, checkpoint: Checkpoint) {
+        let mut seen = lock(&self.seen);
+        match checkpoint {
+            Checkpoint::GenerationRead => seen.generation_read = true,
+            Checkpoint::RecordRead => seen.record_read = true,
+            _ => {}
+        }
+    }
+
+    /// Why the call that just ended could not be fully observed, if so: it
+    /// ran SQL of its own the harness could not see into, and never reached
+    /// one of `reads` (the read checkpoints its function has) in a way the
+    /// harness saw.
     fn unobserved(&self, reads: &[Checkpoint]) -> Option<&'static str> {
         let seen = std::mem::take(&mut *lock(&self.seen));
         let generation = reads.contains(&Checkpoint::GenerationRead) && !seen.generation_read;
         let record = reads.contains(&Checkpoint::RecordRead) && !seen.record_read;
-        (seen.own_sql && (generation || record)).then(|| own_sql(generation, record))
+        (seen.unread && (generation || record)).then(|| unread(generation, record))
     }
 
     /// Sends `event` to the serving thread, if a call with a hook runs.
@@ -343,6 +382,11 @@ pub(crate) fn serve<T: Send>(
                             ));
                             break;
                         }
+                    }
+                    Ok(Event::OwnRead { checkpoint, done }) => {
+                        hooks.after_statement([checkpoint]);
+                        hooks.flush();
+                        let _ = done.send(());
                     }
                     Ok(Event::Finished) | Err(RecvTimeoutError::Disconnected) => break,
                     Err(RecvTimeoutError::Timeout) => {

@@ -34,13 +34,18 @@
 //! own during such a call, and a [`PgDestination`] is `Send`. Reads cannot be
 //! watched that way (PostgreSQL has no trigger on `SELECT`):
 //! [`Checkpoint::GenerationRead`] and [`Checkpoint::RecordRead`] fire from
-//! [`PgTx::installed_generation`] and [`PgTx::find_record`] only, and a call
-//! that runs SQL of its own is noted, so a test that needed a pause after
-//! such a read fails as NOT CHECKED with the route it took. The protocol is
-//! described in `gate`'s source (`src/pg/gate.rs`).
+//! [`PgTx::installed_generation`] and [`PgTx::find_record`], and right after
+//! a statement of the code's own ([`PgTx::sql`]) whose plan, as the server
+//! explains it, reads the generation or the `requests` table ([`OwnSql`]).
+//! Only SQL the harness cannot ask the plan of (a batch) is noted, so a test
+//! that needed a pause after such a read fails as NOT CHECKED and says why.
+//! The protocol is described in `gate`'s source (`src/pg/gate.rs`).
 
 mod gate;
+mod own;
 pub mod server;
+
+pub use own::OwnSql;
 
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -328,6 +333,24 @@ impl PgLab {
         })
     }
 
+    /// The transaction session `pid` is in right now, as the server names
+    /// it (its virtual transaction id, `backend/local`), or `None` outside
+    /// a transaction. Asked from the observer's session, it works while
+    /// `pid` is paused at a checkpoint: two checkpoints with the same answer
+    /// fell in one transaction.
+    pub fn transaction_of(&self, pid: i32) -> Result<Option<String>, LabError> {
+        self.observe(|client| {
+            Ok(client
+                .query_opt(
+                    "SELECT virtualxid FROM pg_catalog.pg_locks
+                     WHERE locktype = 'virtualxid' AND pid = $1 AND granted
+                       AND mode = 'ExclusiveLock'",
+                    &[&pid],
+                )?
+                .map(|row| row.get(0)))
+        })
+    }
+
     /// Tries to lock `resource`'s row on a session of its own and lets it go
     /// at once: `Err(LabError::Contention)` means another transaction holds
     /// it. Other rows are not touched.
@@ -455,6 +478,11 @@ impl PgDestination {
     /// This session's checkpoints on this thread, to run a call around.
     pub(crate) fn hooks(&self) -> Rc<Hooks> {
         gate::hooks(self.id)
+    }
+
+    /// The session's backend pid, which [`PgLab::transaction_of`] takes.
+    pub fn backend_pid(&mut self) -> Result<i32, LabError> {
+        self.session()
     }
 
     /// Why the last call could not be fully observed, if it could not.
@@ -593,20 +621,19 @@ impl<'a> PgTx<'a> {
         Ok(self.tx.commit()?)
     }
 
-    /// The transaction itself, for SQL the methods above do not offer. The
-    /// reference never needs it.
+    /// SQL of your own in this transaction, for what the methods above do
+    /// not offer (`execute`, `query`, `query_one`, `query_opt`,
+    /// `batch_execute`). The reference never needs it.
     ///
     /// A write run here reaches its checkpoint in the server, like the
-    /// methods' writes. A read does not: PostgreSQL has no trigger on
-    /// `SELECT`, and the read checkpoints fire only in
-    /// [`installed_generation`](PgTx::installed_generation) and
-    /// [`find_record`](PgTx::find_record). So a call that uses this and
-    /// never reaches one of its function's read checkpoints through those
-    /// methods is noted, and a test that needed to pause after such a read
-    /// says so instead of guessing at a mistake.
-    pub fn sql(&mut self) -> &mut postgres::Transaction<'a> {
-        self.link.note_own_sql();
-        &mut self.tx
+    /// methods' writes. A read reaches its checkpoint right after the
+    /// statement returns, holding the locks it took, when the server's plan
+    /// of the statement reads the generation or the `requests` table (see
+    /// [`OwnSql`]). Only a batch (`batch_execute`) cannot be seen into: a
+    /// test that needed to pause after a read made there says so instead of
+    /// guessing at a mistake.
+    pub fn sql(&mut self) -> OwnSql<'_, 'a> {
+        OwnSql::new(&mut self.tx, self.link)
     }
 
     fn update(&mut self, sql: &str, resource: &str, new: i64) -> Result<(), LabError> {

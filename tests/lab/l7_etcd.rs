@@ -126,6 +126,13 @@ impl World {
         holder.lease
     }
 
+    /// Revokes `lease`, as if it had run out.
+    pub fn revoke(&mut self, c: &Check, lease: i64) {
+        self.coordinator
+            .revoke(lease)
+            .unwrap_or_else(|error| c.not_run("revoke a worker's lease", describe_error(&error)));
+    }
+
     /// The generation installed at `fund-A` now.
     pub fn generation(&self, c: &Check) -> i64 {
         self.lab

@@ -39,6 +39,7 @@ mod l5_counterexamples;
 mod l6_bad_input;
 
 // What only the server shows, and its chapter of the transcript.
+mod duplicates;
 mod processes;
 mod row_locks;
 mod transcript;

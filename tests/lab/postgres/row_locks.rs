@@ -1,7 +1,17 @@
-//! L3 on PostgreSQL: the lock is a row's, not the database's. `apply` and
-//! `install_generation` lock the resource's row before they read its
-//! generation; another session meets that lock as contention, at once; the
-//! other resource's row stays free.
+//! L3 on PostgreSQL: judged by what the lock keeps out. No install lands
+//! between apply's check of the generation and its effect, nor between
+//! install_generation's read and its write; the check and the write are one
+//! transaction, as the server names it; a call that meets another's lock
+//! neither reads nor writes until it is free. The reference locks the
+//! resource's row; an advisory lock per resource that both functions take
+//! keeps out the same, and passes. Another session meets either as
+//! contention, at once; the other resource stays free (L3.7).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
 
 use fencing_lab::pg::PgLab;
 use fencing_lab::{Checkpoint, LabError, Session, describe, describe_error};
@@ -36,14 +46,6 @@ fn probe(lab: &PgLab, resource: &str) -> String {
     format!("probe {resource}: {got}")
 }
 
-/// What `probe_and_install` must see while `resource`'s row is locked.
-fn row_locked(resource: &str) -> String {
-    format!(
-        "probe {resource}: {0}; install {resource}: {0}",
-        contention()
-    )
-}
-
 /// While another session holds fund-A's row, apply is told "contention",
 /// which is not a verdict; once the row is free the same request applies.
 #[rstest]
@@ -61,46 +63,283 @@ fn l3_1_apply_fails_as_contention_while_another_session_holds_the_row(lab: Lab) 
     c.state(&lab, A, 1, 5);
 }
 
-/// Paused right after it read the generation, or right before its effect,
-/// apply holds fund-A's row: a probe and an install on other sessions are
-/// both refused. A plain read without `lock_row`, or a lock taken after the
-/// read, leaves the row free at those points and fails here.
+/// While install_generation is paused inside its write of generation 2,
+/// holding whatever lock the learner's install takes, a worker on another
+/// session applies under generation 1. It must meet contention. If it reads
+/// meanwhile (an early check of its own, or a read made without the lock),
+/// the test lets the install commit and the worker go on: whatever the lock
+/// timeout, it must then end as contention or stale, never applied under
+/// the generation it read while the install was in flight. Code that goes
+/// on without its lock when the lock is taken (`SKIP LOCKED`, a lock error
+/// swallowed), which the 1 ms lock timeout would turn into contention at
+/// its write, writes here.
+#[rstest]
+fn l3_1_apply_acts_on_nothing_it_read_while_an_install_was_in_flight(lab: Lab) {
+    let c = claim("L3.1");
+    let mut authority = lab.connect().unwrap();
+
+    let in_flight: Rc<RefCell<Option<InFlight>>> = Rc::default();
+    let (hook_lab, hook_in_flight) = (lab.clone(), Rc::clone(&in_flight));
+    pause_at(&mut authority, Checkpoint::BeforeInstall, move || {
+        *hook_in_flight.borrow_mut() = Some(InFlight::apply(&hook_lab, (A, 1, "r1", 5)));
+        Ok(())
+    });
+    c.install(&mut authority, A, 2, INSTALLED);
+    let Some(worker) = in_flight.borrow_mut().take() else {
+        c.fail(
+            "install_generation(fund-A, 2)",
+            format!("paused {}", Checkpoint::BeforeInstall),
+            "it returned without writing the generation",
+        )
+    };
+    let step = "apply(fund-A, generation 1, \"r1\", +5) on another session, while install_generation was paused before its write";
+    match worker.finish() {
+        (None, returned) => c.same(step, contention(), returned),
+        (Some(read), returned) => {
+            if returned != contention() && returned != stale(1, 2) {
+                c.fail(
+                    step,
+                    format!(
+                        "{} (or, having read while the install was in flight, {} once it committed)",
+                        contention(),
+                        stale(1, 2)
+                    ),
+                    format!(
+                        "it reached the checkpoint {read} while the install was in flight; let go once the install committed, it returned {returned}"
+                    ),
+                );
+            }
+        }
+    }
+    c.state(&lab, A, 2, 0);
+    c.records(&lab, A, &[]);
+}
+
+/// How long an [`InFlight`] worker may take to return or reach a
+/// checkpoint, as long as the checkpoint protocol waits for a paused
+/// session.
+const STUCK: Duration = Duration::from_secs(60);
+
+/// An apply started on a thread of its own while the test holds another
+/// call paused: it runs until it returns or reaches a read or write
+/// checkpoint, where it waits until [`InFlight::finish`].
+struct InFlight {
+    /// What the worker's thread reports.
+    events: mpsc::Receiver<Event>,
+    /// Lets a worker paused at a checkpoint go on.
+    go: mpsc::Sender<()>,
+    /// The worker's thread.
+    thread: thread::JoinHandle<()>,
+    /// Where it is paused, or what it returned without pausing.
+    first: Event,
+}
+
+/// What an [`InFlight`] worker's thread reports.
+enum Event {
+    /// It reached a checkpoint and waits there.
+    Reached(Checkpoint),
+    /// Its apply returned this.
+    Returned(String),
+}
+
+impl InFlight {
+    /// Starts `request` on a new session of `lab`, and returns once it has
+    /// returned or is paused at its first read or write checkpoint.
+    fn apply(lab: &PgLab, request: (&'static str, i64, &'static str, i64)) -> InFlight {
+        let (report, events) = mpsc::channel();
+        let (go, wait) = mpsc::channel::<()>();
+        let lab = lab.clone();
+        let thread = thread::spawn(move || {
+            let returned = report.clone();
+            let (resource, generation, request_id, delta) = request;
+            let result = lab.connect().and_then(|mut worker| {
+                let mut first = true;
+                worker.on_checkpoint(move |checkpoint| {
+                    if checkpoint != Checkpoint::CallStarted && std::mem::take(&mut first) {
+                        let _ = report.send(Event::Reached(checkpoint));
+                        let _ = wait.recv();
+                    }
+                    Ok(())
+                });
+                worker.apply(resource, generation, request_id, delta)
+            });
+            let _ = returned.send(Event::Returned(describe(&result)));
+        });
+        let mut in_flight = InFlight {
+            events,
+            go,
+            thread,
+            first: Event::Returned(String::new()),
+        };
+        in_flight.first = in_flight.next();
+        in_flight
+    }
+
+    /// The worker's next report; a thread that ended without one panicked.
+    /// Bounded like every wait of the checkpoint protocol: an apply that
+    /// waits for a lock longer than the session's 1 ms (a lock timeout of
+    /// its own) is reported, not waited for.
+    fn next(&self) -> Event {
+        match self.events.recv_timeout(STUCK) {
+            Ok(event) => event,
+            Err(mpsc::RecvTimeoutError::Disconnected) => Event::Returned("a panic".to_owned()),
+            Err(mpsc::RecvTimeoutError::Timeout) => Event::Returned(format!(
+                "nothing: it neither returned nor reached a checkpoint in {} s",
+                STUCK.as_secs()
+            )),
+        }
+    }
+
+    /// Lets the worker go on and waits for it: the checkpoint it was
+    /// paused at, if any, and what its apply returned.
+    fn finish(self) -> (Option<Checkpoint>, String) {
+        let done = match self.first {
+            Event::Returned(result) => (None, result),
+            Event::Reached(checkpoint) => {
+                let _ = self.go.send(());
+                loop {
+                    match self.next() {
+                        Event::Returned(result) => break (Some(checkpoint), result),
+                        Event::Reached(_) => continue,
+                    }
+                }
+            }
+        };
+        let _ = self.thread.join();
+        done
+    }
+}
+
+/// Which transaction the session `pid` was in at each checkpoint it
+/// reached, as the server names it.
+#[derive(Clone, Default)]
+struct Transactions(Rc<RefCell<Vec<(Checkpoint, String)>>>);
+
+impl Transactions {
+    /// Notes the transaction `pid` is in at `checkpoint`.
+    fn note(&self, lab: &PgLab, pid: i32, checkpoint: Checkpoint) {
+        let transaction = match lab.transaction_of(pid) {
+            Ok(Some(transaction)) => transaction,
+            Ok(None) => "no transaction".to_owned(),
+            Err(error) => describe_error(&error),
+        };
+        self.0.borrow_mut().push((checkpoint, transaction));
+    }
+
+    /// Whether the first `write` fell in a transaction in which the
+    /// generation was read (before the write, or by the write itself): the
+    /// check and its write are one transaction. `Err` says where each fell.
+    fn write_checked(&self, write: Checkpoint) -> Result<(), String> {
+        let noted = self.0.borrow();
+        let Some((_, written)) = noted.iter().find(|(checkpoint, _)| *checkpoint == write) else {
+            return Ok(());
+        };
+        let reads: Vec<&str> = noted
+            .iter()
+            .filter(|(checkpoint, _)| *checkpoint == Checkpoint::GenerationRead)
+            .map(|(_, transaction)| transaction.as_str())
+            .collect();
+        if reads.contains(&written.as_str()) {
+            return Ok(());
+        }
+        Err(format!(
+            "the generation read in {}; {write} in transaction {written}",
+            match reads.as_slice() {
+                [] => "no transaction".to_owned(),
+                reads => format!("transaction {}", reads.join(", ")),
+            }
+        ))
+    }
+}
+
+/// What must not happen is an install landing between apply's check of
+/// the generation and its effect. Apply is paused right after it read the
+/// generation, or right before its effect, and the authority, on another
+/// session, tries to install 2 with the learner's install_generation: it
+/// must meet contention, whatever lock keeps it out (a row lock, or an
+/// advisory lock per resource that install_generation takes too). If it
+/// lands (the pause fell in a check made before the decisive one), apply
+/// must end stale. And the database must show the check and the effect in
+/// one transaction: the generation read in the transaction that writes the
+/// value. A plain read without a lock, a lock taken after the read, or the
+/// check committed before the effect's transaction, fails here.
 #[rstest]
 #[case::after_generation_read(Checkpoint::GenerationRead)]
 #[case::before_effect(Checkpoint::BeforeEffect)]
-fn l3_2_install_is_refused_while_apply_holds_the_row(lab: Lab, #[case] pause: Checkpoint) {
+fn l3_2_no_install_lands_between_apply_checking_the_generation_and_its_effect(
+    lab: Lab,
+    #[case] pause: Checkpoint,
+) {
     let c = claim("L3.2");
     let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
+    let pid = worker.backend_pid().unwrap();
 
     let seen = Seen::default();
-    let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
-    pause_at(&mut worker, pause, move || {
-        probe_and_install(&hook_lab, &hook_seen, A, 2)
+    let transactions = Transactions::default();
+    let (hook_lab, hook_seen, hook_transactions) =
+        (lab.clone(), seen.clone(), transactions.clone());
+    let mut tried = false;
+    worker.on_checkpoint(move |checkpoint| {
+        if matches!(
+            checkpoint,
+            Checkpoint::GenerationRead | Checkpoint::BeforeEffect
+        ) {
+            hook_transactions.note(&hook_lab, pid, checkpoint);
+        }
+        if checkpoint == pause && !std::mem::replace(&mut tried, true) {
+            let install = hook_lab.connect()?.install_generation(A, 2);
+            hook_seen.push(format!("install {A}: {}", describe_install(&install)));
+        }
+        Ok(())
     });
-    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
+    let result = describe(&worker.apply(A, 1, "r1", 5));
+    let refused = format!("install {A}: {}; apply: {}", contention(), applied(5));
+    let landed = format!("install {A}: {INSTALLED}; apply: {}", stale(1, 2));
+    let got = format!("{}; apply: {result}", seen.lines());
     c.while_paused(
         &worker,
-        format_args!("while apply was paused {pause}"),
-        row_locked(A),
-        seen.lines(),
+        format_args!(
+            "apply(fund-A, generation 1, \"r1\", +5), paused {pause} while the authority installs 2"
+        ),
+        if got == landed { &landed } else { &refused },
+        got.as_str(),
     );
+    if let Err(got) = transactions.write_checked(Checkpoint::BeforeEffect) {
+        c.fail(
+            "the transactions apply's checkpoints fell in, as the server names them",
+            "the generation read in the transaction that writes the effect",
+            got,
+        );
+    }
 
-    // The apply committed under generation 1; now the install may land.
-    c.install(&mut authority, A, 2, INSTALLED);
-    c.state(&lab, A, 2, 5);
-    c.records(&lab, A, &[rec(A, "r1", 5, 5, 1)]);
+    if got == landed {
+        c.state(&lab, A, 2, 0);
+        c.records(&lab, A, &[]);
+    } else {
+        // The apply committed under generation 1; now the install may land.
+        c.install(&mut authority, A, 2, INSTALLED);
+        c.state(&lab, A, 2, 5);
+        c.records(&lab, A, &[rec(A, "r1", 5, 5, 1)]);
+    }
 }
 
-/// install_generation meets a held row as contention, and holds the row
-/// itself from its read to its write: no probe, no install, no apply gets in.
+/// install_generation meets a held row as contention, and from its read to
+/// its write lets no other install and no apply in: paused there, another
+/// install and an apply on other sessions both meet contention. If they
+/// land (the pause fell in a check made before the decisive one), its own
+/// install must end as not higher. The generation read and the write fall
+/// in one transaction.
 ///
 /// A write's checkpoint fires inside the write, with the row already locked
-/// by it, so the pause that finds a lock taken too late (or never taken by
-/// `lock_row`) is the one after the read.
+/// by it, so the pause that finds a lock taken too late (or never taken)
+/// is the one after the read.
 #[rstest]
 #[case::after_its_read(Checkpoint::GenerationRead)]
 #[case::before_its_write(Checkpoint::BeforeInstall)]
-fn l3_3_install_locks_the_row_from_its_read_to_its_write(lab: Lab, #[case] pause: Checkpoint) {
+fn l3_3_no_install_or_apply_lands_between_install_reading_and_writing(
+    lab: Lab,
+    #[case] pause: Checkpoint,
+) {
     let c = claim("L3.3");
     let mut authority = lab.connect().unwrap();
 
@@ -109,22 +348,56 @@ fn l3_3_install_locks_the_row_from_its_read_to_its_write(lab: Lab, #[case] pause
     holder.release().unwrap();
     c.state(&lab, A, 1, 0);
 
+    let pid = authority.backend_pid().unwrap();
     let seen = Seen::default();
-    let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
-    pause_at(&mut authority, pause, move || {
-        probe_and_install(&hook_lab, &hook_seen, A, 3)?;
-        let apply = hook_lab.connect()?.apply(A, 1, "r1", 5);
-        hook_seen.push(format!("apply: {}", describe(&apply)));
+    let transactions = Transactions::default();
+    let (hook_lab, hook_seen, hook_transactions) =
+        (lab.clone(), seen.clone(), transactions.clone());
+    let mut tried = false;
+    authority.on_checkpoint(move |checkpoint| {
+        if matches!(
+            checkpoint,
+            Checkpoint::GenerationRead | Checkpoint::BeforeInstall
+        ) {
+            hook_transactions.note(&hook_lab, pid, checkpoint);
+        }
+        if checkpoint == pause && !std::mem::replace(&mut tried, true) {
+            let install = hook_lab.connect()?.install_generation(A, 3);
+            hook_seen.push(format!("install {A}: {}", describe_install(&install)));
+            let apply = hook_lab.connect()?.apply(A, 1, "r1", 5);
+            hook_seen.push(format!("apply: {}", describe(&apply)));
+        }
         Ok(())
     });
-    c.install(&mut authority, A, 2, INSTALLED);
+    let result = describe_install(&authority.install_generation(A, 2));
+    let refused = format!(
+        "install {A}: {0}; apply: {0}; install_generation(fund-A, 2): {INSTALLED}",
+        contention()
+    );
+    let landed = format!(
+        "install {A}: {INSTALLED}; apply: {}; install_generation(fund-A, 2): {}",
+        stale(1, 3),
+        not_higher(2, 3)
+    );
+    let got = format!("{}; install_generation(fund-A, 2): {result}", seen.lines());
     c.while_paused(
         &authority,
-        format_args!("while install_generation was paused {pause}"),
-        format!("{}; apply: {}", row_locked(A), contention()),
-        seen.lines(),
+        format_args!("install_generation(fund-A, 2), paused {pause} while another session installs 3 and a worker applies under 1"),
+        if got == landed { &landed } else { &refused },
+        got.as_str(),
     );
-    c.state(&lab, A, 2, 0);
+    if let Err(got) = transactions.write_checked(Checkpoint::BeforeInstall) {
+        c.fail(
+            "the transactions install_generation's checkpoints fell in, as the server names them",
+            "the generation read in the transaction that writes the new one",
+            got,
+        );
+    }
+    if got == landed {
+        c.state(&lab, A, 3, 0);
+    } else {
+        c.state(&lab, A, 2, 0);
+    }
     c.records(&lab, A, &[]);
 }
 

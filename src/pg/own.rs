@@ -1,0 +1,231 @@
+//! SQL of the code's own ([`PgTx::sql`](super::PgTx::sql)): run as written,
+//! and, while a test watches the call, read back through the server's plan
+//! of it so that a read of the generation or of a record reaches its
+//! checkpoint however it was written.
+//!
+//! PostgreSQL has no trigger on `SELECT`, so the harness asks the server
+//! instead: once a statement of the code's own has returned (holding the
+//! row locks it took), `EXPLAIN (VERBOSE)` of the same statement with the
+//! same parameters names every column each step of the plan reads, in its
+//! output, filter or index condition. A plan that reads `resources`'s
+//! `generation` column is a read of the generation
+//! ([`Checkpoint::GenerationRead`]); one that scans `requests`, or checks it
+//! for a conflict (`ON CONFLICT`), is a lookup of a record
+//! ([`Checkpoint::RecordRead`]). This is what SQLite's authorizer tells the
+//! SQLite lab about each statement. A statement that reads the generation
+//! only inside its own write (one conditional `UPDATE`) fires its read
+//! checkpoint after that write, with the row still locked by it: there is
+//! no moment between its read and its write to pause at, and none is
+//! needed.
+//!
+//! The plan is asked for inside a savepoint, so that whatever the server
+//! thinks of the question, the code's transaction is never harmed by it;
+//! and only while a test watches the call, so the learner's loop pays
+//! nothing for it.
+
+use postgres::Row;
+use postgres::types::ToSql;
+
+use super::gate::Link;
+use crate::checkpoint::Checkpoint;
+
+/// SQL of the code's own inside a [`PgTx`](super::PgTx): the methods of a
+/// `postgres::Transaction` that run one statement, plus `batch_execute`.
+/// Errors are the client's (`postgres::Error`), which `?` turns into a
+/// [`LabError`](crate::LabError) (55P03 into `Contention`).
+pub struct OwnSql<'t, 'a> {
+    /// The transaction the statements run in.
+    tx: &'t mut postgres::Transaction<'a>,
+    /// Where the read checkpoints go.
+    link: &'t Link,
+}
+
+/// A statement's parameters, as the client takes them.
+type Params<'p> = [&'p (dyn ToSql + Sync)];
+
+impl<'t, 'a> OwnSql<'t, 'a> {
+    pub(super) fn new(tx: &'t mut postgres::Transaction<'a>, link: &'t Link) -> Self {
+        OwnSql { tx, link }
+    }
+
+    /// Runs one statement and returns how many rows it changed.
+    pub fn execute(&mut self, sql: &str, params: &Params<'_>) -> Result<u64, postgres::Error> {
+        let changed = self.tx.execute(sql, params)?;
+        self.after(sql, params);
+        Ok(changed)
+    }
+
+    /// Runs one statement and returns its rows.
+    pub fn query(&mut self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>, postgres::Error> {
+        let rows = self.tx.query(sql, params)?;
+        self.after(sql, params);
+        Ok(rows)
+    }
+
+    /// Runs one statement that returns exactly one row.
+    pub fn query_one(&mut self, sql: &str, params: &Params<'_>) -> Result<Row, postgres::Error> {
+        let rows = self.query(sql, params)?;
+        // The client's own error for a wrong number of rows.
+        match <[Row; 1]>::try_from(rows) {
+            Ok([row]) => Ok(row),
+            Err(_) => self.tx.query_one("SELECT 1 WHERE false", &[]),
+        }
+    }
+
+    /// Runs one statement that returns at most one row.
+    pub fn query_opt(
+        &mut self,
+        sql: &str,
+        params: &Params<'_>,
+    ) -> Result<Option<Row>, postgres::Error> {
+        let mut rows = self.query(sql, params)?;
+        match rows.len() {
+            0 => Ok(None),
+            1 => Ok(rows.pop()),
+            // The client's own error for a wrong number of rows.
+            _ => self.tx.query_opt("SELECT 1 UNION ALL SELECT 1", &[]),
+        }
+    }
+
+    /// Runs several statements, separated by `;`, without parameters. The
+    /// harness cannot ask the plan of a batch: a test that needed to pause
+    /// right after a read made here says so (NOT CHECKED) instead.
+    pub fn batch_execute(&mut self, sql: &str) -> Result<(), postgres::Error> {
+        self.tx.batch_execute(sql)?;
+        if self.link.watching() {
+            self.link.note_unread();
+        }
+        Ok(())
+    }
+
+    /// After a statement returned: fire the read checkpoints its plan has.
+    fn after(&mut self, sql: &str, params: &Params<'_>) {
+        if !self.link.watching() {
+            return;
+        }
+        match reads(self.tx, sql, params) {
+            Some(reads) => {
+                if reads.generation {
+                    self.link.read_by_own_sql(Checkpoint::GenerationRead);
+                }
+                if reads.record {
+                    self.link.read_by_own_sql(Checkpoint::RecordRead);
+                }
+            }
+            None => self.link.note_unread(),
+        }
+    }
+}
+
+/// What a statement's plan reads, as far as the checkpoints go.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Reads {
+    /// `resources.generation`, in any part of the plan.
+    generation: bool,
+    /// The `requests` table: a scan of it, or a conflict check against it.
+    record: bool,
+}
+
+/// What `sql` reads, from the server's plan of it, or `None` if the harness
+/// cannot ask (a statement that has no plan, such as `DO`, or one whose
+/// plan the server would not give).
+fn reads(tx: &mut postgres::Transaction<'_>, sql: &str, params: &Params<'_>) -> Option<Reads> {
+    match first_word(sql).as_deref() {
+        Some("select" | "insert" | "update" | "delete" | "with" | "values" | "table") => {}
+        // Statements that read no table.
+        Some("set" | "reset" | "show" | "lock" | "savepoint" | "release" | "rollback") => {
+            return Some(Reads::default());
+        }
+        _ => return None,
+    }
+    let mut savepoint = tx.savepoint("fencing_lab_plan").ok()?;
+    let plan: Vec<String> = savepoint
+        .query(&format!("EXPLAIN (VERBOSE, COSTS OFF) {sql}"), params)
+        .ok()?
+        .iter()
+        .filter_map(|row| row.try_get::<_, String>(0).ok())
+        .collect();
+    savepoint.commit().ok()?;
+    Some(classify(&plan))
+}
+
+/// The first keyword of `sql`, lowercased, after spaces, comments and
+/// opening parentheses.
+fn first_word(sql: &str) -> Option<String> {
+    let mut rest = sql;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '(');
+        if let Some(after) = rest.strip_prefix("--") {
+            rest = after.split_once('\n').map_or("", |(_, next)| next);
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.split_once("*/").map_or("", |(_, next)| next);
+        } else {
+            break;
+        }
+    }
+    let word: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
+    (!word.is_empty()).then(|| word.to_ascii_lowercase())
+}
+
+/// Reads a plan, one line of `EXPLAIN (VERBOSE)` text per item.
+///
+/// The server qualifies a column in an output with its table's name (or
+/// alias) only when the plan reads more than one table: alone,
+/// `resources`'s generation is plain `generation`; beside `requests`, which
+/// has a column of that name too, it is `resources.generation` (or
+/// `r.generation`). Conditions are always qualified.
+fn classify(plan: &[String]) -> Reads {
+    // Every name the plan gives the tables it reads: the table's own, or
+    // an alias (`… on lab_1.resources r`).
+    let mut resources = Vec::new();
+    let mut others = false;
+    let mut record = false;
+    for line in plan {
+        if line.contains("Conflict Resolution") || line.contains("Conflict Arbiter") {
+            record = true;
+        }
+        let Some((node, target)) = line.split_once(" on ") else {
+            continue;
+        };
+        let mut words = target.split_whitespace();
+        let Some(relation) = words.next() else {
+            continue;
+        };
+        let table = relation.rsplit('.').next().unwrap_or(relation);
+        let alias = words.next().unwrap_or(table).to_owned();
+        match table {
+            "resources" => resources.push(alias),
+            "requests" => {
+                others = true;
+                record |= node.contains("Scan");
+            }
+            _ => others = true,
+        }
+    }
+    // Conditions are qualified even with one table; outputs are not.
+    let qualified = |line: &String| {
+        resources
+            .iter()
+            .any(|alias| mentions(line, &format!("{alias}."), "generation"))
+    };
+    let generation = match (resources.is_empty(), others) {
+        (true, _) => false,
+        (false, false) => plan
+            .iter()
+            .any(|line| mentions(line, "", "generation") || qualified(line)),
+        (false, true) => plan.iter().any(qualified),
+    };
+    Reads { generation, record }
+}
+
+/// Whether `line` names the column `column`, written `prefix` + `column`
+/// as a whole word (an unqualified one when `prefix` is empty).
+fn mentions(line: &str, prefix: &str, column: &str) -> bool {
+    let word = format!("{prefix}{column}");
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '"';
+    line.match_indices(&word).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + word.len()..].chars().next();
+        !before.is_some_and(is_name) && !after.is_some_and(is_name)
+    })
+}

@@ -1,0 +1,1 @@
+../../../../solutions/postgres/apply.rs

@@ -53,24 +53,61 @@ pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &s
         Seen::Panicked => return find("panicked", track),
         _ => {}
     }
-    // On etcd the destination is the lab's own; what differs is the token
-    // the worker presents, which only the claim's hint can speak to.
+    // On etcd the destination is the lab's reference; what a step shows is
+    // what the learner's worker did with its token and its request id.
     if track == Track::Etcd {
-        return for_claim(claim, track);
+        return etcd(expected, got).map_or_else(|| for_claim(claim, track), |id| find(id, track));
     }
     let (expected, got) = first_difference(expected, got);
     let (expected_seen, got_seen) = (Seen::of(expected), Seen::of(got));
-    // Another actor that the test ran while the learner's call was paused
-    // got through where it should have met the call's lock.
-    if step.contains("while")
-        && step.contains("paused")
-        && expected_seen == Seen::Contention
-        && got_seen != Seen::Contention
-    {
-        return find("lock-not-held", track);
+    // The test ran another actor while a call of the learner's was paused,
+    // and expected it to meet that call's lock.
+    if step.contains("while") && step.contains("paused") && expected_seen == Seen::Contention {
+        if got.contains("generation was read while") {
+            return find("read-without-lock", track);
+        }
+        match got_seen {
+            Seen::Contention => {}
+            Seen::Stale
+            | Seen::NeverIssued
+            | Seen::NotHigher
+            | Seen::Replayed(_)
+            | Seen::Conflict => {
+                return find("contention-answered", track);
+            }
+            _ => return find("lock-not-held", track),
+        }
     }
     observed(expected_seen, got_seen, expected, got)
         .map_or_else(|| for_claim(claim, track), |id| find(id, track))
+}
+
+/// What an etcd worker's step shows: a token never installed, a worker that
+/// acted once it no longer held the authority, a token that does not rise,
+/// a retry that was not the same request.
+fn etcd(expected: &str, got: &str) -> Option<&'static str> {
+    let (expected, got) = first_difference(expected, got);
+    let applied = matches!(Seen::of(got), Seen::Applied(_));
+    Some(if got.contains("generation never issued") {
+        "etcd-token-not-installed"
+    } else if applied
+        && (expected.contains("stop")
+            || expected.contains("refused")
+            || expected.starts_with("rejected: stale"))
+    {
+        "etcd-acted-without-authority"
+    } else if got.starts_with("generation 1") && expected.contains("above") {
+        "etcd-token-not-rising"
+    } else if matches!(Seen::of(expected), Seen::Replayed(_)) && applied
+        || matches!(
+            (Seen::of(expected), Seen::of(got)),
+            (Seen::Records, Seen::Records)
+        )
+    {
+        "etcd-request-id"
+    } else {
+        return None;
+    })
 }
 
 /// The part of a step's two lines that tells them apart: their first lines
@@ -299,9 +336,13 @@ fn paused_parts(line: &str) -> Vec<(&str, &str)> {
     line.split("; ")
         .filter_map(|part| part.split_once(": "))
         .filter(|(what, _)| {
-            ["probe", "install", "apply"]
+            ["probe", "install", "apply", "the authority", "worker"]
                 .iter()
-                .any(|actor| what == actor || what.starts_with(&format!("{actor} ")))
+                .any(|actor| {
+                    what == actor
+                        || what.starts_with(&format!("{actor} "))
+                        || what.starts_with(&format!("{actor}'"))
+                })
         })
         .collect()
 }
@@ -631,6 +672,46 @@ const OBSERVED: &[Hint] = &[
             "While your call was paused between its read and its write, another connection got in (see `got`). When does your transaction take the lock that keeps others out: before its read, at its first write, or not at all?",
             "A lock taken only at the first write leaves a window after the read in which an install can land: the decision is then made on a generation that is no longer installed.",
             "Begin with `db.begin(TransactionBehavior::Immediate)`, before reading the generation, and keep the transaction until the commit.",
+        ],
+    },
+    Hint {
+        id: "etcd-token-not-installed",
+        levels: [
+            "Your worker's job was refused as never issued: it presented a token the destination had not installed (see `got`). What does your worker do with its token before it calls apply?",
+            "The destination accepts only the generation installed now: a holder installs its token with install_generation, then presents that same token.",
+            "`install_generation(held.revision)` first; then `apply` with `held.revision`; stop with `Superseded` if the install finds a higher generation.",
+        ],
+    },
+    Hint {
+        id: "etcd-acted-without-authority",
+        levels: [
+            "A worker that no longer held the authority got its write through (see `got`). Which token did it present, and was it the one it installed when it took the lock?",
+            "A generation read from the destination belongs to whoever installed it last; only the token your worker installed tells it from the newer holder. A lock that was never granted, or a newer generation found at the install, means: stop.",
+            "Present `held.revision`, the token you installed; never a generation you read or adopt; return without calling apply when the lock fails or the install finds a newer generation.",
+        ],
+    },
+    Hint {
+        id: "etcd-token-not-rising",
+        levels: [
+            "The generation installed after your worker took the lock is still the first one (see `got`). What token did your worker install, and does it rise with every new holder, in every process?",
+            "A token must come from the coordinator, raised for every new holder of the lock and kept across a new leader; a counter of the worker's own starts again in each process.",
+            "Install and present the lock key's revision, `held.revision`.",
+        ],
+    },
+    Hint {
+        id: "etcd-request-id",
+        levels: [
+            "The same job was recorded (or applied) as another request (see `got`). Which request id does your worker present, and is it the same on every attempt?",
+            "The request id names the request, not the attempt, the process or the token: a retry must present it unchanged to be answered from the record.",
+            "Pass the job's request id to apply exactly as the job gives it.",
+        ],
+    },
+    Hint {
+        id: "read-without-lock",
+        levels: [
+            "While install_generation was paused inside its write, your apply read the generation anyway (see `got`). What did your apply wait for before it read?",
+            "A read that takes no lock sees the generation an install is about to replace; acting on it is acting on a decision already old.",
+            "Take the lock (BEGIN IMMEDIATE, the row lock) before reading the generation, so that the read waits for the install, or meets contention.",
         ],
     },
     Hint {
@@ -1024,7 +1105,7 @@ const CLAIMS: &[ClaimHint] = &[
     (
         "L7.1",
         [
-            "The frozen worker woke after a newer holder wrote. Which token did it present, and where did it get it?",
+            "A worker was frozen while a newer holder took the lock and wrote. Which token does your worker present, and where does it get it?",
             "A token etcd raises for every new holder is what lets the destination tell the woken worker from the new one.",
             "Act with the token you installed, taken from the lock key's revision (`Held::revision`).",
         ],
@@ -1262,6 +1343,58 @@ mod tests {
                 "installed"
             ),
             "lock-not-held"
+        );
+    }
+
+    #[test]
+    fn etcd_hints_speak_of_the_worker_not_of_apply() {
+        let e = Track::Etcd;
+        let never = "rejected: generation never issued: presented 6, installed 1";
+        assert_eq!(
+            hint("L7.1", e, "worker 2's job", "applied, result 3", never),
+            "etcd-token-not-installed"
+        );
+        let stop = "it stops (LabError::Superseded) and never calls apply";
+        assert_eq!(
+            hint(
+                "L7.4",
+                e,
+                "worker 1, woken",
+                stop,
+                "applied, result 8; apply called 1 time(s)"
+            ),
+            "etcd-acted-without-authority"
+        );
+        assert_eq!(
+            hint(
+                "L7.3",
+                e,
+                "worker 2",
+                "a generation above worker 1's 1",
+                "generation 1"
+            ),
+            "etcd-token-not-rising"
+        );
+        assert_eq!(
+            hint(
+                "L7.5",
+                e,
+                "the retry",
+                "replayed, original result 5",
+                "applied, result 13"
+            ),
+            "etcd-request-id"
+        );
+        let superseded = "stopped: superseded: this worker's token is 4985100220423714140, the destination has 4985100220423714146 installed";
+        assert_eq!(
+            hint(
+                "L7.6",
+                e,
+                "the late worker",
+                "applied, result 8",
+                superseded
+            ),
+            "L7.6"
         );
     }
 

@@ -55,10 +55,10 @@ pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &s
     }
     // On etcd the destination is the lab's reference; what a step shows is
     // what the learner's worker did with its token and its request id.
+    let (expected, got) = first_difference(expected, got);
     if track == Track::Etcd {
         return etcd(expected, got).map_or_else(|| for_claim(claim, track), |id| find(id, track));
     }
-    let (expected, got) = first_difference(expected, got);
     let (expected_seen, got_seen) = (Seen::of(expected), Seen::of(got));
     // The test ran another actor while a call of the learner's was paused,
     // and expected it to meet that call's lock.
@@ -84,9 +84,9 @@ pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &s
 
 /// What an etcd worker's step shows: a token never installed, a worker that
 /// acted once it no longer held the authority, a token that does not rise,
-/// a retry that was not the same request.
+/// a retry that was not the same request. Both lines as
+/// [`first_difference`] leaves them.
 fn etcd(expected: &str, got: &str) -> Option<&'static str> {
-    let (expected, got) = first_difference(expected, got);
     let applied = matches!(Seen::of(got), Seen::Applied(_));
     Some(if got.contains("generation never issued") {
         "etcd-token-not-installed"

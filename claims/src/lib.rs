@@ -133,6 +133,12 @@ impl Claim {
         self.tracks.contains(&track)
     }
 
+    /// The command that asks for more of this claim's hint on `track`:
+    /// `cargo grade --hint L4.2`, with `--postgres` or `--etcd`.
+    pub fn hint_command(&self, track: Track) -> String {
+        format!("cargo grade --hint {}{}", self.id, track.grade_flag())
+    }
+
     /// The prefix its test functions start with: `L4.2` is `l4_2_`.
     pub fn test_prefix(&self) -> String {
         format!("{}_", self.id.to_lowercase().replace('.', "_"))

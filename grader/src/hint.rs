@@ -118,14 +118,9 @@ fn failing_hint(
     command
         .current_dir(checkout)
         .args(["test", "--quiet", "--test", "lab"]);
-    match track {
-        Track::Sqlite => {}
-        Track::Postgres => {
-            command.args(["--features", "postgres"]);
-        }
-        Track::Etcd => {
-            command.args(["--features", "etcd"]);
-        }
+    // The server tracks' Cargo features are named as their keys.
+    if track != Track::Sqlite {
+        command.args(["--features", track.key()]);
     }
     command
         .args(["--", &claim.test_prefix(), "--test-threads", "1"])
@@ -146,11 +141,7 @@ fn failing_hint(
             "the tests did not run (does the lab compile? `cargo test` says why):\n{}",
             stderr
                 .lines()
-                .rev()
-                .take(20)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
+                .skip(stderr.lines().count().saturating_sub(20))
                 .collect::<Vec<_>>()
                 .join("\n")
         ));

@@ -255,8 +255,7 @@ fn first_failing(track: Track, first: &ClaimScore, run_problem: bool) -> String 
     let _ = writeln!(out, "\nFirst failing claim: {} {}", claim.id, claim.text);
     let _ = writeln!(out, "  open:  {}", files.join(" and "));
     let _ = writeln!(out, "  alone: cargo test {features}{}", claim.test_prefix());
-    let flag = track.grade_flag();
-    let _ = writeln!(out, "  more:  cargo grade --hint {}{flag}", claim.id);
+    let _ = writeln!(out, "  more:  {}", claim.hint_command(track));
     match (&first.first_failure, first.status) {
         (Some((test, failure)), _) => {
             let _ = writeln!(out, "  test:  {test}");

@@ -98,14 +98,14 @@ impl Check {
                 track = self.track.name(),
             );
         }
-        let track_flag = self.track.grade_flag();
         panic!(
-            "\nclaim {id} failed on {track}: {text}\n  step:     {step}\n  expected: {expected}\n  got:      {got}\n  open:     {files}\n  hint:     {question}\n  more:     cargo grade --hint {id}{track_flag}   [hint {hint_id}]\n",
+            "\nclaim {id} failed on {track}: {text}\n  step:     {step}\n  expected: {expected}\n  got:      {got}\n  open:     {files}\n  hint:     {question}\n  more:     {more}   [hint {hint_id}]\n",
             id = self.claim.id,
             track = self.track.name(),
             text = self.claim.text,
             files = files.join(" and "),
             question = hint.level(1),
+            more = self.claim.hint_command(self.track),
             hint_id = hint.id,
         )
     }

@@ -133,12 +133,11 @@ impl Difference {
             shown(&self.yours),
         );
         if let Some(claim) = claim {
-            let files: Vec<&str> = claim.files.to_vec();
             out.push_str(&format!(
                 "  claim:     {} {}\n  open:      {}\n  next:      cargo test {} (the claim's own tests say which step fails); cargo run prints the whole story\n",
                 claim.id,
                 claim.text,
-                files.join(" and "),
+                claim.files.join(" and "),
                 claim.test_prefix(),
             ));
         } else {

@@ -190,7 +190,7 @@ fn l7_2_a_worker_that_trusts_the_lock_lets_the_woken_write_through_yours_does_no
     // Yours, in the same schedule.
     let mut yours = World::shared(&c);
     let run = frozen_schedule(&c, &mut yours, Role::Yours, Moment::Acting);
-    if run.first.outcome == applied(8) || run.first.outcome.starts_with("applied") {
+    if run.first.outcome.starts_with("applied") {
         c.fail(
             "your worker 1, woken after worker 2 wrote: apply(+5)",
             "refused: the destination tells the old holder from the new one",

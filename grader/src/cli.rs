@@ -17,6 +17,10 @@ usage:
   cargo grade [--solutions] [--postgres] [--etcd]
       grade this checkout's exercises and print a scorecard
       (--solutions: the reference in solutions/ instead)
+  cargo grade --watch [--postgres] [--etcd]
+      grade again each time a file under exercises/ is saved: a bar per
+      lesson, the next failing claim, its step and hint; keys h (next level
+      of the hint), r (run again), q (quit)
   cargo grade --submissions DIR --out OUTDIR [--shard K/N] [--expect FILE]
       grade a class: every folder of DIR is one submission, holding
       exercises/apply.rs and exercises/install_generation.rs, or the files alone
@@ -83,6 +87,8 @@ pub enum Mode {
         build_limit: Duration,
         /// Whether the runs go through the sandbox.
         sandbox: bool,
+        /// Grade again on every save (`--watch`).
+        watch: bool,
     },
     /// Grade a class.
     Class(class::Options),
@@ -118,6 +124,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     let mut test_limit = Duration::from_secs(60);
     let mut build_limit = Duration::from_secs(600);
     let (mut solutions, mut sandbox, mut shard) = (false, true, None);
+    let mut watch = false;
     let mut merge: Option<Vec<PathBuf>> = None;
     let (mut hint, mut level, mut track) = (None::<String>, None, Track::Sqlite);
     let mut accept = Vec::new();
@@ -149,6 +156,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
             Long("timeout") => test_limit = seconds(&mut parser, "--timeout")?,
             Long("build-timeout") => build_limit = seconds(&mut parser, "--build-timeout")?,
             Long("solutions") => solutions = true,
+            Long("watch") => watch = true,
             Long("postgres") => {
                 crate::score::grade_postgres();
                 track = Track::Postgres;
@@ -180,6 +188,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     }
     if let Some(what) = hint {
         return Ok(Mode::Hint { what, level, track });
+    }
+    if watch && (submissions.is_some() || out.is_some() || merge.is_some()) {
+        return Err("--watch is for this checkout's scorecard, not for a class".to_owned());
     }
     if !accept.is_empty() && submissions.is_none() {
         return Err("--accept is for a class graded with --submissions".to_owned());
@@ -225,6 +236,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
             test_limit,
             build_limit,
             sandbox,
+            watch,
         }),
     }
 }

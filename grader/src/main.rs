@@ -46,6 +46,7 @@ mod scratch;
 mod submission;
 mod suite;
 mod verdicts;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -63,7 +64,20 @@ fn main() -> ExitCode {
             test_limit,
             build_limit,
             sandbox,
+            watch: false,
         }) => scorecard::grade(solutions, test_limit, build_limit, sandbox),
+        Ok(cli::Mode::Checkout {
+            solutions,
+            test_limit,
+            build_limit,
+            sandbox,
+            watch: true,
+        }) => watch::run(&watch::Options {
+            solutions,
+            test_limit,
+            build_limit,
+            sandbox,
+        }),
         Ok(cli::Mode::Class(options)) => class::grade(&options),
         Ok(cli::Mode::Hint { what, level, track }) => hint::show(&what, level, track),
         Ok(cli::Mode::Claims) => Ok(hint::list_claims()),

@@ -38,6 +38,48 @@ pub fn grade(
     build_limit: Duration,
     sandbox: bool,
 ) -> Result<ExitCode, String> {
+    let graded = score(solutions, test_limit, build_limit, sandbox)?;
+    if let Some(why) = &graded.unsandboxed {
+        println!("\nGraded WITHOUT the sandbox ({why}).");
+    }
+    if !graded.held.is_empty() {
+        println!(
+            "\nYour code names what the grader's allowlist (grader/allowlist.txt) does not \
+             have; graded in a class, it would be on hold until your instructor accepts it:"
+        );
+        for flag in &graded.held {
+            println!("  {flag}");
+        }
+    }
+    print!("{}", render(&graded.score, graded.problem.as_deref()));
+    Ok(if graded.score.full_marks() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// This checkout graded: what [`grade`] prints, and what `--watch` shows.
+pub struct Graded {
+    /// The claims, track by track.
+    pub score: Score,
+    /// What kept the run from scoring every claim (a compile error, a
+    /// timeout), said once for every track.
+    pub problem: Option<String>,
+    /// Why the run went without the sandbox, if it did.
+    pub unsandboxed: Option<String>,
+    /// What the review would put on hold in a class.
+    pub held: Vec<crate::flags::Flag>,
+}
+
+/// Builds and runs this checkout's suite (in the sandbox, unless `sandbox`
+/// is off) and scores it. Cargo's own progress goes to standard error.
+pub fn score(
+    solutions: bool,
+    test_limit: Duration,
+    build_limit: Duration,
+    sandbox: bool,
+) -> Result<Graded, String> {
     SOLUTIONS.store(solutions, Ordering::Relaxed);
     let checkout = crate::class::repository();
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
@@ -121,24 +163,11 @@ pub fn grade(
         ),
         Built::Failed(reason) => return Err(reason),
     };
-    if let Some(why) = &unsandboxed {
-        println!("\nGraded WITHOUT the sandbox ({why}).");
-    }
-    let held = review(solutions);
-    if !held.is_empty() {
-        println!(
-            "\nYour code names what the grader's allowlist (grader/allowlist.txt) does not \
-             have; graded in a class, it would be on hold until your instructor accepts it:"
-        );
-        for flag in held {
-            println!("  {flag}");
-        }
-    }
-    print!("{}", render(&score, problem.as_deref()));
-    Ok(if score.full_marks() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
+    Ok(Graded {
+        score,
+        problem,
+        unsandboxed,
+        held: review(solutions),
     })
 }
 
@@ -224,7 +253,7 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) ->
 }
 
 /// What the track's section grades: the exercises, or the reference.
-fn implementation(track: Track) -> &'static str {
+pub fn implementation(track: Track) -> &'static str {
     match track {
         Track::Sqlite if SOLUTIONS.load(Ordering::Relaxed) => "the reference (solutions/)",
         Track::Sqlite => "your exercises (exercises/)",

@@ -1,0 +1,435 @@
+//! `cargo grade --watch`: the learner's loop in one terminal. The scorecard
+//! is graded again each time a file under `exercises/` (or `solutions/`,
+//! with `--solutions`) is saved, and drawn as one screen: a bar per lesson,
+//! the next failing claim with its step and its level-1 hint, and the keys.
+//!
+//! Keys: `h` shows the next level of that hint (a question, a pointer, then
+//! the answer), `r` grades again, `q` (or Ctrl-C, Ctrl-D) quits. On a
+//! terminal the keys act at once; elsewhere (a pipe) a key is a line.
+//!
+//! It is the grader's own loop, with the grader's own sandbox, and lives in
+//! the grader's package: the learner's `cargo test` builds none of it.
+
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use notify::{EventKind, RecursiveMode, Watcher};
+
+use crate::claims::{LESSONS, Track, hints};
+use crate::score::{ClaimScore, Status, TrackScore};
+use crate::scorecard::{self, Graded};
+
+/// How long the files must stay still after a save before the next run: an
+/// editor's save is often several writes (a temporary file, a rename).
+const SETTLE: Duration = Duration::from_millis(200);
+
+/// The width of a lesson's bar, in characters.
+const BAR: usize = 20;
+
+/// What wakes the loop.
+enum Event {
+    /// A source file changed (its path, for the status line).
+    Saved(PathBuf),
+    /// A key.
+    Key(u8),
+    /// Standard input ended.
+    Closed,
+}
+
+/// The settings of each run, as `cargo grade` takes them.
+pub struct Options {
+    /// Grade the reference in `solutions/` instead (`--solutions`).
+    pub solutions: bool,
+    /// The test run's wall-clock limit.
+    pub test_limit: Duration,
+    /// The build's wall-clock limit.
+    pub build_limit: Duration,
+    /// Whether the runs go through the sandbox.
+    pub sandbox: bool,
+}
+
+/// Watches the exercises and shows the scorecard until the learner quits.
+/// Exits 0 if the last run passed every claim.
+pub fn run(options: &Options) -> Result<ExitCode, String> {
+    let checkout = crate::class::repository();
+    let folder = if options.solutions {
+        "solutions"
+    } else {
+        "exercises"
+    };
+    let watched = checkout.join(folder);
+    let (tx, events) = mpsc::channel();
+
+    let saved = tx.clone();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let Ok(event) = event else { return };
+        if !matches!(
+            event.kind,
+            EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_)
+        ) {
+            return;
+        }
+        // Editors write swap and backup files beside the source; only Rust
+        // sources count.
+        if let Some(path) = event.paths.into_iter().find(|path| is_source(path)) {
+            let _ = saved.send(Event::Saved(path));
+        }
+    })
+    .map_err(|error| format!("cannot watch {}: {error}", watched.display()))?;
+    watcher
+        .watch(&watched, RecursiveMode::Recursive)
+        .map_err(|error| format!("cannot watch {}: {error}", watched.display()))?;
+
+    let _keys = Keys::start(tx);
+    let mut passed = false;
+    let mut reason = String::from("started");
+    'runs: loop {
+        clear();
+        println!("grading ({reason})…");
+        let started = Instant::now();
+        let graded = scorecard::score(
+            options.solutions,
+            options.test_limit,
+            options.build_limit,
+            options.sandbox,
+        );
+        let took = started.elapsed();
+        // Saves made while the run was building belong to the next run.
+        let mut pending = None;
+        while let Ok(event) = events.try_recv() {
+            match event {
+                Event::Saved(path) => pending = Some(path),
+                Event::Key(b'q' | 3 | 4) | Event::Closed => break 'runs,
+                Event::Key(_) => {}
+            }
+        }
+        let mut screen = Screen::new(graded, folder, took);
+        passed = screen.passed();
+        screen.draw();
+        if let Some(path) = pending {
+            reason = format!(
+                "{} saved while the last run was going",
+                shown(&checkout, &path)
+            );
+            settle(&events);
+            continue;
+        }
+        loop {
+            match events.recv() {
+                Ok(Event::Saved(path)) => {
+                    reason = format!("{} saved", shown(&checkout, &path));
+                    settle(&events);
+                    continue 'runs;
+                }
+                Ok(Event::Key(b'h' | b'H')) => {
+                    screen.next_hint();
+                    screen.draw();
+                }
+                Ok(Event::Key(b'r' | b'R')) => {
+                    reason = "asked with r".to_owned();
+                    continue 'runs;
+                }
+                Ok(Event::Key(b'q' | b'Q' | 3 | 4)) | Ok(Event::Closed) | Err(_) => break 'runs,
+                Ok(Event::Key(_)) => {}
+            }
+        }
+    }
+    drop(_keys);
+    println!();
+    Ok(if passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Waits until no file has changed for [`SETTLE`].
+fn settle(events: &Receiver<Event>) {
+    loop {
+        match events.recv_timeout(SETTLE) {
+            Ok(Event::Saved(_)) => {}
+            Ok(_) | Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+fn is_source(path: &Path) -> bool {
+    path.extension().is_some_and(|extension| extension == "rs")
+}
+
+fn shown(checkout: &Path, path: &Path) -> String {
+    path.strip_prefix(checkout)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Clears the terminal and puts the cursor at its top left.
+fn clear() {
+    print!("\x1b[2J\x1b[H");
+    let _ = std::io::stdout().flush();
+}
+
+/// One run's screen, and how far the learner has asked into its hint.
+struct Screen {
+    text: String,
+    /// The next failing claim's hint and its track, if a claim fails.
+    hint: Option<hints::Hint>,
+    level: usize,
+    passed: bool,
+}
+
+impl Screen {
+    fn new(graded: Result<Graded, String>, folder: &str, took: Duration) -> Screen {
+        let mut text = String::new();
+        let (mut hint, mut passed) = (None, false);
+        match graded {
+            Err(error) => {
+                let _ = writeln!(text, "the grader could not run: {error}");
+            }
+            Ok(graded) => {
+                passed = graded.score.full_marks();
+                for track in &graded.score.tracks {
+                    text.push_str(&bars(track));
+                }
+                if let Some(why) = &graded.unsandboxed {
+                    let _ = writeln!(text, "\ngraded WITHOUT the sandbox ({why})");
+                }
+                if let Some(problem) = &graded.problem {
+                    let _ = writeln!(text, "\n{problem}");
+                }
+                let next = graded
+                    .score
+                    .tracks
+                    .iter()
+                    .find_map(|track| Some((track.track, track.first_not_passing()?)));
+                match next {
+                    Some((track, claim)) => {
+                        let (told, found) = next_claim(track, claim);
+                        text.push_str(&told);
+                        hint = Some(found);
+                    }
+                    None => {
+                        let _ = writeln!(text, "\nEvery claim passes.");
+                    }
+                }
+            }
+        }
+        let _ = write!(
+            text,
+            "\n[h] next hint  [r] run again  [q] quit    watching {folder}/, last run took {:.1} s",
+            took.as_secs_f64()
+        );
+        Screen {
+            text,
+            hint,
+            level: 1,
+            passed,
+        }
+    }
+
+    fn passed(&self) -> bool {
+        self.passed
+    }
+
+    fn next_hint(&mut self) {
+        if self.hint.is_some() && self.level < 3 {
+            self.level += 1;
+        }
+    }
+
+    fn draw(&self) {
+        clear();
+        let mut out = self.text.clone();
+        if let Some(hint) = &self.hint {
+            for level in 2..=self.level {
+                let _ = write!(out, "\n\nhint, level {level} of 3: {}", hint.level(level));
+            }
+        }
+        // Raw mode leaves output processing on: "\n" still starts a line.
+        println!("{out}");
+        let _ = std::io::stdout().flush();
+    }
+}
+
+/// A bar per lesson of one track: points earned of the lesson's points.
+fn bars(track: &TrackScore) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: {}    points {}/{}",
+        track.track.name(),
+        scorecard::implementation(track.track),
+        track.earned(),
+        track.total()
+    );
+    for lesson in LESSONS {
+        let claims: Vec<&ClaimScore> = track
+            .claims
+            .iter()
+            .filter(|claim| claim.claim.lesson().id == lesson.id)
+            .collect();
+        if claims.is_empty() {
+            continue;
+        }
+        let total: u32 = claims.iter().map(|claim| claim.claim.points).sum();
+        let earned: u32 = claims.iter().map(|claim| claim.earned).sum();
+        let passing = claims
+            .iter()
+            .filter(|claim| claim.status == Status::Pass)
+            .count();
+        let filled = if total == 0 {
+            0
+        } else {
+            (earned as usize * BAR).div_ceil(total as usize)
+        };
+        let _ = writeln!(
+            out,
+            "  {:<4} {}{}  {earned:>2}/{total:<2} points, {passing}/{} claims  {}",
+            lesson.id,
+            "#".repeat(filled),
+            ".".repeat(BAR - filled),
+            claims.len(),
+            lesson.title
+        );
+    }
+    out
+}
+
+/// The next failing claim: its statement, the step that failed as the test
+/// told it, and the hint that step asked for (level 1 is in the test's own
+/// message).
+fn next_claim(track: Track, claim: &ClaimScore) -> (String, hints::Hint) {
+    let mut out = String::new();
+    let statement = claim.claim;
+    let _ = writeln!(
+        out,
+        "\nnext: {} {} ({})",
+        statement.id,
+        statement.text,
+        track.name()
+    );
+    let mut hint = hints::for_claim(statement, track);
+    match &claim.first_failure {
+        Some((test, failure)) => {
+            let _ = writeln!(out, "  test:     {test}");
+            for line in failure.message.lines().map(str::trim_end) {
+                let trimmed = line.trim_start();
+                if trimmed.is_empty() || trimmed.starts_with("claim ") {
+                    continue;
+                }
+                if let Some(id) = hint_id(trimmed) {
+                    if let Some(found) = hints::by_id(id, track) {
+                        hint = found;
+                    }
+                    continue;
+                }
+                let _ = writeln!(out, "  {trimmed}");
+            }
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  no result yet: its tests never reported\n  hint:     {}",
+                hint.level(1)
+            );
+        }
+    }
+    (out, hint)
+}
+
+/// The hint id at the end of a failure's `more:` line (`[hint record-missing]`).
+fn hint_id(line: &str) -> Option<&str> {
+    let (_, tail) = line.rsplit_once("[hint ")?;
+    tail.strip_suffix(']')
+}
+
+/// Keys from standard input, one byte at a time on a terminal (no echo, no
+/// line editing, Ctrl-C as a byte) until dropped, when the terminal gets its
+/// settings back.
+struct Keys {
+    #[cfg(unix)]
+    saved: Option<rustix::termios::Termios>,
+}
+
+impl Keys {
+    fn start(tx: Sender<Event>) -> Keys {
+        #[cfg(unix)]
+        let saved = raw_terminal();
+        std::thread::spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            let mut byte = [0u8; 1];
+            loop {
+                match stdin.read(&mut byte) {
+                    Ok(1) if byte[0] == b'\n' || byte[0] == b'\r' => {}
+                    Ok(1) => {
+                        if tx.send(Event::Key(byte[0])).is_err() {
+                            return;
+                        }
+                    }
+                    _ => {
+                        let _ = tx.send(Event::Closed);
+                        return;
+                    }
+                }
+            }
+        });
+        Keys {
+            #[cfg(unix)]
+            saved,
+        }
+    }
+}
+
+impl Drop for Keys {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(saved) = &self.saved {
+            let _ = rustix::termios::tcsetattr(
+                std::io::stdin(),
+                rustix::termios::OptionalActions::Now,
+                saved,
+            );
+        }
+    }
+}
+
+/// Turns off echo, line editing and the interrupt keys of the terminal on
+/// standard input, and returns its settings as they were; `None` when
+/// standard input is not a terminal.
+#[cfg(unix)]
+fn raw_terminal() -> Option<rustix::termios::Termios> {
+    use rustix::termios::{LocalModes, OptionalActions, tcgetattr, tcsetattr};
+    let stdin = std::io::stdin();
+    let saved = tcgetattr(&stdin).ok()?;
+    let mut raw = saved.clone();
+    raw.local_modes
+        .remove(LocalModes::ICANON | LocalModes::ECHO | LocalModes::ISIG);
+    tcsetattr(&stdin, OptionalActions::Now, &raw).ok()?;
+    Some(saved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hint_id_is_read_from_the_more_line() {
+        assert_eq!(
+            hint_id("more:     cargo grade --hint L4.9   [hint stale-replayed]"),
+            Some("stale-replayed")
+        );
+        assert_eq!(hint_id("got:      applied"), None);
+    }
+
+    #[test]
+    fn only_rust_sources_wake_the_loop() {
+        assert!(is_source(Path::new("exercises/apply.rs")));
+        assert!(!is_source(Path::new("exercises/.apply.rs.swp")));
+        assert!(!is_source(Path::new("exercises/4913")));
+    }
+}

@@ -317,9 +317,20 @@ fn next_claim(track: Track, claim: &ClaimScore) -> (String, hints::Hint) {
     match &claim.first_failure {
         Some((test, failure)) => {
             let _ = writeln!(out, "  test:     {test}");
+            let mut hinted = false;
             for line in failure.message.lines().map(str::trim_end) {
                 let trimmed = line.trim_start();
-                if trimmed.is_empty() || trimmed.starts_with("claim ") {
+                if trimmed.is_empty() {
+                    continue;
+                }
+                // The heading repeats the statement; a stub's one line
+                // says what to open instead.
+                if trimmed.starts_with("claim ") {
+                    if let Some((_, said)) = trimmed.split_once(": ") {
+                        if said != statement.text {
+                            let _ = writeln!(out, "  {said}");
+                        }
+                    }
                     continue;
                 }
                 if let Some(id) = hint_id(trimmed) {
@@ -328,7 +339,11 @@ fn next_claim(track: Track, claim: &ClaimScore) -> (String, hints::Hint) {
                     }
                     continue;
                 }
+                hinted |= trimmed.starts_with("hint:");
                 let _ = writeln!(out, "  {trimmed}");
+            }
+            if !hinted {
+                let _ = writeln!(out, "  hint:     {}", hint.level(1));
             }
         }
         None => {

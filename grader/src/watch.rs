@@ -211,7 +211,7 @@ impl Screen {
                     Some((track, claim)) => {
                         let (told, found) = next_claim(track, claim);
                         text.push_str(&told);
-                        hint = Some(found);
+                        hint = found;
                     }
                     None => {
                         let _ = writeln!(text, "\nEvery claim passes.");
@@ -302,8 +302,8 @@ fn bars(track: &TrackScore) -> String {
 
 /// The next failing claim: its statement, the step that failed as the test
 /// told it, and the hint that step asked for (level 1 is in the test's own
-/// message).
-fn next_claim(track: Track, claim: &ClaimScore) -> (String, hints::Hint) {
+/// message); no hint for a stub, which has nothing to hint at yet.
+fn next_claim(track: Track, claim: &ClaimScore) -> (String, Option<hints::Hint>) {
     let mut out = String::new();
     let statement = claim.claim;
     let _ = writeln!(
@@ -342,6 +342,11 @@ fn next_claim(track: Track, claim: &ClaimScore) -> (String, hints::Hint) {
                 hinted |= trimmed.starts_with("hint:");
                 let _ = writeln!(out, "  {trimmed}");
             }
+            if failure.message.contains(" is not implemented yet: open ") {
+                // A stub: the claim's hint would speak of code not written.
+                let _ = writeln!(out, "  write it, save, and this screen grades again");
+                return (out, None);
+            }
             if !hinted {
                 let _ = writeln!(out, "  hint:     {}", hint.level(1));
             }
@@ -354,7 +359,7 @@ fn next_claim(track: Track, claim: &ClaimScore) -> (String, hints::Hint) {
             );
         }
     }
-    (out, hint)
+    (out, Some(hint))
 }
 
 /// The hint id at the end of a failure's `more:` line (`[hint record-missing]`).

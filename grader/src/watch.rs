@@ -177,6 +177,8 @@ fn clear() {
 /// One run's screen, and how far the learner has asked into its hint.
 struct Screen {
     text: String,
+    /// The last line: the keys, what is watched, how long the run took.
+    keys: String,
     /// The next failing claim's hint and its track, if a claim fails.
     hint: Option<hints::Hint>,
     level: usize,
@@ -219,13 +221,13 @@ impl Screen {
                 }
             }
         }
-        let _ = write!(
-            text,
-            "\n[h] next hint  [r] run again  [q] quit    watching {folder}/, last run took {:.1} s",
+        let keys = format!(
+            "[h] next hint  [r] run again  [q] quit    watching {folder}/, last run took {:.1} s",
             took.as_secs_f64()
         );
         Screen {
             text,
+            keys,
             hint,
             level: 1,
             passed,
@@ -247,11 +249,11 @@ impl Screen {
         let mut out = self.text.clone();
         if let Some(hint) = &self.hint {
             for level in 2..=self.level {
-                let _ = write!(out, "\n\nhint, level {level} of 3: {}", hint.level(level));
+                let _ = write!(out, "\n  hint, level {level} of 3: {}", hint.level(level));
             }
         }
         // Raw mode leaves output processing on: "\n" still starts a line.
-        println!("{out}");
+        println!("{out}\n\n{}", self.keys);
         let _ = std::io::stdout().flush();
     }
 }

@@ -10,8 +10,8 @@
 //! A plain release binary with its own timing, not a `cargo bench` harness:
 //! every cell is a multi-threaded run against a file on disk, measured by
 //! wall clock over a window, which is what a throughput benchmark needs and
-//! what statistical micro-benchmark harnesses do not model. See the README's
-//! section "What the guard costs".
+//! what statistical micro-benchmark harnesses do not model. See the book's
+//! chapter "What the guard costs" (`book/src/cost.md`).
 
 mod chart;
 #[cfg(feature = "postgres")]

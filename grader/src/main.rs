@@ -1,7 +1,7 @@
 //! `cargo grade`: the learner's scorecard, or, with `--submissions DIR --out
 //! OUTDIR`, a whole class graded for an instructor (or one shard of it, and
-//! `--merge` for the shards). See `--help`, and the README's grading
-//! sections.
+//! `--merge` for the shards). See `--help`, and the book's chapter on grading
+//! (`book/src/instructors.md`).
 //!
 //! The grader is a package of its own, so the learner's build never compiles
 //! or links it, and it does not link the lab either: it links the claim

@@ -33,7 +33,7 @@ use std::process::{Command, Stdio};
 const BWRAP: &str = "bwrap";
 
 /// The account a sandbox started by root runs its command as; `.ci/run`
-/// creates it, and the README says how on a course server.
+/// creates it, and `book/src/instructors.md` says how on a course server.
 pub const ACCOUNT: &str = "fencing-grader";
 
 /// The size of the private `/tmp`: the tests' lab files, a PostgreSQL or

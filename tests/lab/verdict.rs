@@ -83,6 +83,8 @@ pub fn open() {
         if key.is_empty() {
             return None;
         }
+        #[cfg(feature = "postgres")]
+        crate::postgres::start_server_early();
         let default = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             let message =

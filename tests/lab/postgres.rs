@@ -30,15 +30,7 @@ pub fn lab() -> Lab {
 /// wait for the start, so the process cannot end in the middle of it and
 /// leave the server's folder behind. Under `cargo test` nothing changes.
 pub fn start_server_early() {
-    let filters: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|arg| !arg.starts_with('-'))
-        .collect();
-    if filters.is_empty()
-        || filters
-            .iter()
-            .any(|filter| filter.starts_with("postgres::"))
-    {
+    if crate::support::run_includes("postgres::") {
         std::thread::spawn(|| {
             // The result is kept; the first test to need it reports it.
             let _ = fencing_lab::pg::server::shared();

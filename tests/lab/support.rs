@@ -52,6 +52,19 @@ pub fn claim_on(track: Track, id: &str) -> Check {
     }
 }
 
+/// Whether this run of the test binary includes tests under `prefix`
+/// (`postgres::`): it names none (all run), or names one there. Read from
+/// the arguments, as libtest reads its filters; a flag's value counts as a
+/// name, which can only make this say no.
+#[cfg(any(feature = "postgres", feature = "etcd"))]
+pub fn run_includes(prefix: &str) -> bool {
+    let names: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with('-'))
+        .collect();
+    names.is_empty() || names.iter().any(|name| name.starts_with(prefix))
+}
+
 /// Fails a test that could not even set up its destination (no server to
 /// run on): not a verdict on the learner's code, and never a pass.
 #[cfg_attr(not(feature = "postgres"), allow(dead_code))]

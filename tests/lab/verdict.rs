@@ -85,6 +85,8 @@ pub fn open() {
         }
         #[cfg(feature = "postgres")]
         crate::postgres::start_server_early();
+        #[cfg(feature = "etcd")]
+        crate::l7_etcd::start_cluster_early();
         let default = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             let message =

@@ -57,6 +57,7 @@ pub mod external;
 mod loopback;
 #[cfg(feature = "postgres")]
 pub mod pg;
+mod schema;
 pub mod store;
 pub mod story;
 pub mod transcript;

@@ -13,27 +13,11 @@ use crate::checkpoint::{self, Checkpoint};
 use crate::claims::{self, Lesson};
 use crate::counterexample;
 use crate::explore::{self, Invariant, Route, Setup};
-use crate::transcript::Transcript;
+use crate::transcript::{Halt, Transcript, records_line};
 use crate::{ExternalApi, Journal, Lab, LabError, Session, Store, describe, describe_error};
 
 const A: &str = "fund-A";
 const B: &str = "fund-B";
-
-/// Why a lesson stopped early: an unfinished exercise, or the harness failed.
-#[derive(Debug)]
-pub struct Halt(pub String);
-
-impl fmt::Display for Halt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<LabError> for Halt {
-    fn from(error: LabError) -> Self {
-        Halt(describe_error(&error))
-    }
-}
 
 /// One lesson's scenario.
 pub type Scenario = fn(&Transcript) -> Result<(), Halt>;
@@ -762,23 +746,6 @@ impl<S: Store> Scene<S> {
         self.say("observer", format_args!("{resource}: {state}; {records}"));
         Ok(())
     }
-}
-
-/// A resource's records as the observer reads them out.
-pub(crate) fn records_line(records: &[crate::Record]) -> String {
-    if records.is_empty() {
-        return "no records".to_owned();
-    }
-    let listed: Vec<String> = records
-        .iter()
-        .map(|r| {
-            format!(
-                "{} ({:+}, result {}, generation {})",
-                r.request_id, r.delta, r.result, r.generation
-            )
-        })
-        .collect();
-    format!("records {}", listed.join(", "))
 }
 
 /// An unfinished or panicking exercise stops the lesson; any other result is

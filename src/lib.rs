@@ -59,6 +59,7 @@ mod outcome;
 mod panics;
 #[cfg(feature = "postgres")]
 pub mod pg;
+pub mod scenes;
 mod schema;
 pub mod store;
 pub mod story;

@@ -124,8 +124,9 @@ impl<'o, S: Store> Stage<'o, S> {
     /// method of the stage tells them first).
     pub fn flush(&self) {
         let lines = std::mem::take(&mut self.paused.0.borrow_mut().lines);
-        for (role, text) in lines {
-            self.observer.line(self.claim, &role, &text);
+        for (claim, role, text) in lines {
+            self.observer
+                .line(claim.unwrap_or(self.claim), &role, &text);
         }
     }
 
@@ -299,7 +300,7 @@ pub struct Paused(Rc<RefCell<PausedLines>>);
 
 #[derive(Default)]
 struct PausedLines {
-    lines: Vec<(String, String)>,
+    lines: Vec<(Option<&'static str>, String, String)>,
     seen: Vec<String>,
 }
 
@@ -309,7 +310,16 @@ impl Paused {
         self.0
             .borrow_mut()
             .lines
-            .push((role.to_owned(), text.to_string()));
+            .push((None, role.to_owned(), text.to_string()));
+    }
+
+    /// A line of the story under another claim than the scene's (what the
+    /// pause shows about a claim of its own).
+    pub fn say_under(&self, claim: &'static str, role: &str, text: impl Display) {
+        self.0
+            .borrow_mut()
+            .lines
+            .push((Some(claim), role.to_owned(), text.to_string()));
     }
 
     /// An outcome a check compares (`probe: acquired the write lock`).

@@ -37,9 +37,12 @@
 //!   with its own two exercises in `exercises/postgres/`.
 //! - [`store`]: the two destinations behind one interface, for the claims
 //!   that hold on both.
-//! - [`story`]: the lab's scenarios, lesson by lesson, written to a
-//!   [`Transcript`](transcript::Transcript).
-//! - [`transcript`]: the plain-text record of a scenario.
+//! - [`scenes`]: every scene of the lab, written once, one file per
+//!   lesson: the graded tests run them with their checks, the story tells
+//!   them.
+//! - [`story`]: the lessons in order, their scenes told by a narrator into
+//!   a [`Transcript`](transcript::Transcript).
+//! - [`transcript`]: the plain-text record of a lesson.
 //! - [`watch`]: how a SQLite connection's statements, whoever wrote them,
 //!   reach the checkpoints.
 //! - `exercises/` and `solutions/`: the two functions, stub and reference.

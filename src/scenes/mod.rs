@@ -188,7 +188,7 @@ impl<'o, S: Store> Stage<'o, S> {
     }
 
     /// What the hooks saw while `db`'s last call was paused (as
-    /// [`Paused::seen`] lists it) must read `expected`.
+    /// [`Paused::saw`] recorded it, joined by `; `) must read `expected`.
     pub fn while_paused(
         &self,
         db: &impl Session,

@@ -1,6 +1,6 @@
 //! What only the PostgreSQL server shows (feature `postgres`): a lock per
 //! row. The shared scenes of the other lessons run on a
-//! [`PgLab`](crate::pg::PgLab) as they are.
+//! [`PgLab`] as they are.
 
 use super::expect::{INSTALLED, applied, contention, rec};
 use std::cell::RefCell;

@@ -22,30 +22,11 @@ use tempfile::TempDir;
 
 use crate::LabError;
 use crate::checkpoint::{Checkpoint, Hooks};
+use crate::schema::SCHEMA;
 use crate::watch::{self, Registration};
 
 /// The two synthetic resources every lab starts with.
 pub const RESOURCES: [&str; 2] = ["fund-A", "fund-B"];
-
-/// The schema. `STRICT` makes SQLite refuse a value of the wrong type: without
-/// it, `value + delta` past `i64::MAX` would quietly become a REAL.
-pub(crate) const SCHEMA: &str = "
-    CREATE TABLE resources (
-        name       TEXT    NOT NULL PRIMARY KEY,
-        generation INTEGER NOT NULL CHECK (generation >= 1),
-        value      INTEGER NOT NULL
-    ) STRICT;
-
-    CREATE TABLE requests (
-        resource   TEXT    NOT NULL REFERENCES resources (name),
-        request_id TEXT    NOT NULL CHECK (request_id <> ''),
-        delta      INTEGER NOT NULL,
-        result     INTEGER NOT NULL,
-        generation INTEGER NOT NULL,
-        PRIMARY KEY (resource, request_id)
-    ) STRICT;
-
-";
 
 /// The state every lab starts in: both resources at generation 1, value 0.
 const START: &str =

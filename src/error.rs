@@ -1,4 +1,4 @@
-//! The one error type of the lab.
+//! The one error type of the lab, and how its values read in one line.
 //!
 //! Every refusal the destination can make is a variant of its own, carrying
 //! the numbers that explain it, so a test (or a learner reading a failure) can
@@ -9,6 +9,8 @@
 //!   a generation that was **never issued** (higher than the installed one);
 //! - **contention** (another connection holds the write lock) is not a
 //!   generation rejection at all: the request was not judged, only delayed.
+
+use std::fmt;
 
 /// Everything that can go wrong in the lab, from bad input to a busy database.
 #[derive(Debug, thiserror::Error)]
@@ -178,5 +180,44 @@ impl From<rusqlite::Error> for LabError {
             Some(DatabaseBusy | DatabaseLocked) => LabError::Contention,
             _ => LabError::Database(error),
         }
+    }
+}
+
+/// One line for any result of `apply`, as the transcript and the tests'
+/// messages print it.
+pub fn describe<T: fmt::Display>(result: &Result<T, LabError>) -> String {
+    match result {
+        Ok(value) => value.to_string(),
+        Err(error) => describe_error(error),
+    }
+}
+
+/// One line for an error: refusals read "rejected: ...", everything else
+/// (contention, faults, unfinished exercises, harness failures) as itself.
+pub fn describe_error(error: &LabError) -> String {
+    match error {
+        LabError::Contention
+        | LabError::SerializationFailure
+        | LabError::ServerUnavailable(_)
+        | LabError::InjectedFault(_)
+        | LabError::NotImplemented { .. }
+        | LabError::Panicked { .. } => error.to_string(),
+        LabError::Database(source) => format!("database error: {source}"),
+        #[cfg(feature = "postgres")]
+        LabError::Postgres(source) => match std::error::Error::source(source) {
+            // The client's message ("error connecting to server") leaves
+            // the reason ("connection refused") to its source.
+            Some(cause) => format!("postgresql error: {source}: {cause}"),
+            None => format!("postgresql error: {source}"),
+        },
+        #[cfg(feature = "etcd")]
+        LabError::CoordinatorUnavailable(_) => error.to_string(),
+        // Not a refusal: the worker saw a newer holder and did not ask.
+        #[cfg(feature = "etcd")]
+        LabError::Superseded { .. } => format!("stopped: {error}"),
+        #[cfg(feature = "etcd")]
+        LabError::Etcd(source) => format!("etcd error: {source}"),
+        LabError::Io(source) => format!("cannot create the lab directory: {source}"),
+        refusal => format!("rejected: {refusal}"),
     }
 }

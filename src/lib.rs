@@ -37,9 +37,12 @@
 //!   with its own two exercises in `exercises/postgres/`.
 //! - [`store`]: the two destinations behind one interface, for the claims
 //!   that hold on both.
-//! - [`story`]: the lab's scenarios, lesson by lesson, written to a
-//!   [`Transcript`](transcript::Transcript).
-//! - [`transcript`]: the plain-text record of a scenario.
+//! - [`scenes`]: every scene of the lab, written once, one file per
+//!   lesson: the graded tests run them with their checks, the story tells
+//!   them.
+//! - [`story`]: the lessons in order, their scenes told by a narrator into
+//!   a [`Transcript`](transcript::Transcript).
+//! - [`transcript`]: the plain-text record of a lesson.
 //! - [`watch`]: how a SQLite connection's statements, whoever wrote them,
 //!   reach the checkpoints.
 //! - `exercises/` and `solutions/`: the two functions, stub and reference.
@@ -55,24 +58,26 @@ pub mod explore;
 pub mod external;
 #[cfg(any(feature = "postgres", feature = "etcd"))]
 mod loopback;
+mod outcome;
+mod panics;
 #[cfg(feature = "postgres")]
 pub mod pg;
+pub mod scenes;
+mod schema;
 pub mod store;
 pub mod story;
 pub mod transcript;
 pub mod watch;
 
-use std::any::Any;
-use std::fmt;
-use std::panic::{self, AssertUnwindSafe};
-
 pub use checkpoint::Checkpoint;
 pub use db::{Destination, Journal, Lab, Record, State, Tx};
-pub use error::LabError;
+pub use error::{LabError, describe, describe_error};
 pub use external::ExternalApi;
 /// The claim catalogue (the package `lab-claims`): claims, points, tracks and
 /// the hints asked by step.
 pub use lab_claims as claims;
+pub use outcome::Outcome;
+pub use panics::{panic_message, quiet_todo_panics};
 pub use store::{Session, Store};
 
 /// The learner's code, or the reference with `--features solutions`.
@@ -98,40 +103,6 @@ pub const IMPLEMENTATION: &str = if cfg!(feature = "solutions") {
     "your exercises (exercises/)"
 };
 
-/// What a successful `apply` returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// The delta was applied now; `result` is the new value.
-    Applied {
-        /// The value after this request.
-        result: i64,
-    },
-    /// The request was applied before; `result` is what that first apply
-    /// returned. Nothing changed now.
-    Replayed {
-        /// The result stored with the original request.
-        result: i64,
-    },
-}
-
-impl Outcome {
-    /// The result, applied or replayed.
-    pub fn result(self) -> i64 {
-        match self {
-            Outcome::Applied { result } | Outcome::Replayed { result } => result,
-        }
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Outcome::Applied { result } => write!(f, "applied, result {result}"),
-            Outcome::Replayed { result } => write!(f, "replayed, original result {result}"),
-        }
-    }
-}
-
 /// The authority installs `new_generation` on `resource` (the learner's
 /// `exercises/install_generation.rs`).
 pub fn install_generation(
@@ -140,7 +111,7 @@ pub fn install_generation(
     new_generation: i64,
 ) -> Result<(), LabError> {
     db.hooks().around(|| {
-        guard("install_generation", claims::INSTALL, || {
+        panics::guard("install_generation", claims::INSTALL, || {
             install_generation_impl::install_generation(db, resource, new_generation)
         })
     })
@@ -157,103 +128,8 @@ pub fn apply(
     delta: i64,
 ) -> Result<Outcome, LabError> {
     db.hooks().around(|| {
-        guard("apply", claims::APPLY, || {
+        panics::guard("apply", claims::APPLY, || {
             apply_impl::apply(db, resource, generation, request_id, delta)
         })
     })
-}
-
-/// Runs the learner's function and turns a panic into an error, so an
-/// unfinished stub reads as "not implemented yet: open this file" in tests
-/// and in the transcript. A panic unwinds through the open transaction, whose
-/// drop rolls it back.
-pub(crate) fn guard<T>(
-    function: &'static str,
-    file: &'static str,
-    body: impl FnOnce() -> Result<T, LabError>,
-) -> Result<T, LabError> {
-    match panic::catch_unwind(AssertUnwindSafe(body)) {
-        Ok(result) => result,
-        Err(payload) => {
-            let message = panic_message(payload.as_ref()).unwrap_or_default();
-            if message.starts_with("not yet implemented") {
-                Err(LabError::NotImplemented { function, file })
-            } else {
-                Err(LabError::Panicked {
-                    function,
-                    message: message.to_owned(),
-                })
-            }
-        }
-    }
-}
-
-/// The text a panic carries (`panic!("...")`, `todo!()`), if it carries
-/// text.
-pub fn panic_message(payload: &(dyn Any + Send)) -> Option<&str> {
-    payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-}
-
-/// Keeps an unfinished exercise's `todo!()` from printing the default
-/// panic report: [`guard`] turns it into a line that names the file, so the
-/// report would only repeat it. Every other panic is reported as usual, so
-/// one in the harness never ends a program without a word. Installed once
-/// per process, however often it is called (`lab` and the tests call it).
-pub fn quiet_todo_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let report = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            let in_exercise = info
-                .location()
-                .is_some_and(|at| at.file().contains("exercises/"));
-            let todo = panic_message(info.payload())
-                .is_some_and(|message| message.starts_with("not yet implemented"));
-            if !(in_exercise && todo) {
-                report(info);
-            }
-        }));
-    });
-}
-
-/// One line for any result of `apply`, as the transcript and the tests'
-/// messages print it.
-pub fn describe<T: fmt::Display>(result: &Result<T, LabError>) -> String {
-    match result {
-        Ok(value) => value.to_string(),
-        Err(error) => describe_error(error),
-    }
-}
-
-/// One line for an error: refusals read "rejected: ...", everything else
-/// (contention, faults, unfinished exercises, harness failures) as itself.
-pub fn describe_error(error: &LabError) -> String {
-    match error {
-        LabError::Contention
-        | LabError::SerializationFailure
-        | LabError::ServerUnavailable(_)
-        | LabError::InjectedFault(_)
-        | LabError::NotImplemented { .. }
-        | LabError::Panicked { .. } => error.to_string(),
-        LabError::Database(source) => format!("database error: {source}"),
-        #[cfg(feature = "postgres")]
-        LabError::Postgres(source) => match std::error::Error::source(source) {
-            // The client's message ("error connecting to server") leaves
-            // the reason ("connection refused") to its source.
-            Some(cause) => format!("postgresql error: {source}: {cause}"),
-            None => format!("postgresql error: {source}"),
-        },
-        #[cfg(feature = "etcd")]
-        LabError::CoordinatorUnavailable(_) => error.to_string(),
-        // Not a refusal: the worker saw a newer holder and did not ask.
-        #[cfg(feature = "etcd")]
-        LabError::Superseded { .. } => format!("stopped: {error}"),
-        #[cfg(feature = "etcd")]
-        LabError::Etcd(source) => format!("etcd error: {source}"),
-        LabError::Io(source) => format!("cannot create the lab directory: {source}"),
-        refusal => format!("rejected: {refusal}"),
-    }
 }

@@ -7,6 +7,7 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::claims::Lesson;
+use crate::{LabError, describe_error};
 
 /// A growing list of lines. Clones share the list, so a checkpoint hook can
 /// write into the story while the destination is paused.
@@ -49,4 +50,37 @@ impl Transcript {
         text.push('\n');
         text
     }
+}
+
+/// Why a lesson stopped early: an unfinished exercise, or the harness failed.
+#[derive(Debug)]
+pub struct Halt(pub String);
+
+impl fmt::Display for Halt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<LabError> for Halt {
+    fn from(error: LabError) -> Self {
+        Halt(describe_error(&error))
+    }
+}
+
+/// A resource's records as the observer reads them out.
+pub(crate) fn records_line(records: &[crate::Record]) -> String {
+    if records.is_empty() {
+        return "no records".to_owned();
+    }
+    let listed: Vec<String> = records
+        .iter()
+        .map(|r| {
+            format!(
+                "{} ({:+}, result {}, generation {})",
+                r.request_id, r.delta, r.result, r.generation
+            )
+        })
+        .collect();
+    format!("records {}", listed.join(", "))
 }

@@ -222,7 +222,7 @@ impl Classifier {
                 }
                 Authorization::Allow
             }));
-            conn.execute_batch(crate::db::SCHEMA).is_ok()
+            conn.execute_batch(crate::schema::SCHEMA).is_ok()
         });
         Classifier {
             conn,

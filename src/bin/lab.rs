@@ -1,5 +1,9 @@
 //! `cargo run`: the whole lab, lesson by lesson, against whichever
 //! implementation is compiled in (`--features solutions` for the reference).
+//! It exits with status 0 only when every lesson ran to its end; a lesson
+//! that stopped early (an unfinished exercise, a panic, or an answer its
+//! claim does not expect) says why and which file to open, and the status
+//! is 1.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -14,7 +18,8 @@ fn main() -> ExitCode {
     fencing_lab::quiet_todo_panics();
 
     match tell() {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
         // A full disk or a closed pipe: say so, rather than panic.
         Err(error) => {
             eprintln!("lab: cannot print the transcript: {error}");
@@ -24,8 +29,9 @@ fn main() -> ExitCode {
 }
 
 /// Runs the lab and prints each lesson as soon as it ends (the etcd chapter
-/// takes seconds of its own), with a blank line between lessons.
-fn tell() -> io::Result<()> {
+/// takes seconds of its own), with a blank line between lessons. Returns
+/// whether every lesson ran to its end.
+fn tell() -> io::Result<bool> {
     let mut out = io::stdout();
     writeln!(
         out,
@@ -42,18 +48,16 @@ fn tell() -> io::Result<()> {
     });
     printed?;
     writeln!(out)?;
-    // A lesson that stopped at an unfinished exercise is part of the story,
-    // not a failure of this program, so the exit status stays 0; the last
-    // line says which it was.
     if complete {
         writeln!(
             out,
             "Every lesson ran to its end. `cargo test` checks each claim."
-        )
+        )?;
     } else {
         writeln!(
             out,
-            "Some lessons stopped early (see \"stopped:\" above). `cargo test` shows which claims fail."
-        )
+            "Some lessons stopped early: each \"stopped:\" line above says why and which file to open. `cargo test` shows which claims fail."
+        )?;
     }
+    Ok(complete)
 }

@@ -35,7 +35,8 @@ pub use cluster::Cluster;
 pub use process::{Missed, Report, Spec, WorkerProcess, serve_if_worker};
 pub use worker::{Held, Job, Moment, Worker};
 
-use crate::{LabError, Outcome, claims, guard};
+use crate::panics::guard;
+use crate::{LabError, Outcome, claims};
 
 /// The learner's worker, or the reference with `--features solutions`.
 #[cfg_attr(not(feature = "solutions"), path = "../../exercises/etcd/worker.rs")]

@@ -11,8 +11,7 @@ use std::process::Command;
 
 use crate::claims::Lesson;
 use crate::etcd::{Cluster, Coordinator, Job, Missed, Moment, Role, Spec, WorkerProcess};
-use crate::story::Halt;
-use crate::transcript::Transcript;
+use crate::transcript::{Halt, Transcript};
 use crate::{Journal, Lab, LabError};
 
 const A: &str = "fund-A";
@@ -273,7 +272,7 @@ impl Scene<'_> {
 
     fn observe(&self) -> Result<(), Halt> {
         let state = self.lab.state(A)?;
-        let records = crate::story::records_line(&self.lab.records(A)?);
+        let records = crate::transcript::records_line(&self.lab.records(A)?);
         self.say("observer", format_args!("{A}: {state}; {records}"));
         Ok(())
     }

@@ -2,97 +2,15 @@
 //! schedule runs, on connections the exploration reuses.
 
 use std::cell::{Cell, RefCell};
-use std::fmt;
 use std::rc::Rc;
 
 use super::enumerate::Chooser;
 use super::invariants::{Invariant, Violation, check};
+use super::requests::{Call, Route, WORKERS};
 use super::{CONTENTION_RETRIES, RESOURCE, Setup};
 use crate::checkpoint::Checkpoint;
 use crate::db;
-use crate::{Destination, Lab, LabError, Outcome, counterexample, describe, describe_error};
-
-/// The two workers: a name, a request id and a delta each. The deltas differ
-/// by an order of magnitude so a value says who was applied.
-pub(super) const WORKERS: [Worker; 2] = [
-    Worker {
-        name: "worker 1",
-        request_id: "r1",
-        delta: 1,
-    },
-    Worker {
-        name: "worker 2",
-        request_id: "r2",
-        delta: 10,
-    },
-];
-
-/// One worker's fixed part.
-pub(super) struct Worker {
-    /// How the schedule names it.
-    pub(super) name: &'static str,
-    /// The request id of its one request.
-    pub(super) request_id: &'static str,
-    /// The change it asks for.
-    pub(super) delta: i64,
-}
-
-/// Which path the workers' requests take to the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Route {
-    /// [`crate::apply`]: the destination checks the generation in the
-    /// transaction that writes.
-    Apply,
-    /// [`counterexample::unfenced_write`]: the worker checks, then writes a
-    /// delta that carries no generation and no request id.
-    WorkerSideCheck,
-}
-
-impl Route {
-    /// Sends `worker`'s request with `generation` along this route.
-    fn call(
-        self,
-        db: &mut Destination,
-        generation: i64,
-        worker: &Worker,
-    ) -> Result<Outcome, LabError> {
-        match self {
-            Route::Apply => crate::apply(db, RESOURCE, generation, worker.request_id, worker.delta),
-            Route::WorkerSideCheck => {
-                counterexample::unfenced_write(db, RESOURCE, generation, worker.delta)
-                    .map(|result| Outcome::Applied { result })
-            }
-        }
-    }
-
-    /// The request as a schedule step shows it.
-    pub(super) fn describe(self, generation: i64, worker: &Worker) -> String {
-        match self {
-            Route::Apply => format!(
-                "apply({RESOURCE}, generation {generation}, {:?}, {:+})",
-                worker.request_id, worker.delta
-            ),
-            Route::WorkerSideCheck => format!(
-                "checks generation {generation}, then writes {:+} with no generation",
-                worker.delta
-            ),
-        }
-    }
-
-    /// Whether the destination keeps a record per request on this route.
-    pub(super) fn keeps_records(self) -> bool {
-        self == Route::Apply
-    }
-}
-
-impl fmt::Display for Route {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Route::Apply => "apply",
-            Route::WorkerSideCheck => "worker-side check",
-        })
-    }
-}
+use crate::{Destination, Lab, LabError, describe, describe_error};
 
 /// What the top of a schedule and the checkpoint hooks share.
 struct Shared {
@@ -162,21 +80,6 @@ impl Shared {
         self.next_generation.set(generation + 1);
         false
     }
-}
-
-/// One worker's call and what came of it.
-pub(super) struct Call {
-    /// Index into [`WORKERS`].
-    pub(super) worker: usize,
-    /// Whether this was the retry at the end.
-    pub(super) retry: bool,
-    /// The generation presented.
-    pub(super) generation: i64,
-    /// The destination's answer.
-    pub(super) result: Result<Outcome, LabError>,
-    /// The installed generation when the call returned, which is when its
-    /// effect (if any) committed.
-    pub(super) installed: i64,
 }
 
 /// The connections of an exploration, reused by every schedule.

@@ -24,9 +24,9 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
 
-use super::actors::{Call, Route, WORKERS, Worker};
 use super::enumerate::{Chooser, DepthFirst};
 use super::invariants::{Invariant, Violation, check};
+use super::requests::{Call, Route, WORKERS, Worker};
 use super::{CONTENTION_RETRIES, Exploration, MAX_SCHEDULES, RESOURCE};
 use crate::{Checkpoint, Destination, Journal, Lab, LabError, Outcome, db, describe};
 

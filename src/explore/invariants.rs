@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::actors::{Call, Route, Worker};
+use super::requests::{Call, Route, Worker};
 use crate::db::Record;
 use crate::{LabError, Outcome, describe_error};
 

@@ -56,6 +56,7 @@ mod actors;
 mod duplicates;
 mod invariants;
 mod report;
+mod requests;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -63,10 +64,10 @@ use crate::{Journal, Lab, LabError};
 use actors::Run;
 use enumerate::DepthFirst;
 
-pub use actors::Route;
 pub use duplicates::Duplicates;
 pub use invariants::{Invariant, Violation};
 pub use report::{Exploration, Schedule};
+pub use requests::Route;
 
 /// The resource every schedule works on.
 pub const RESOURCE: &str = "fund-A";

@@ -57,7 +57,8 @@ use postgres::{Client, Config, NoTls};
 
 use crate::checkpoint::{Checkpoint, Hooks};
 use crate::claims::{PG_APPLY, PG_INSTALL};
-use crate::{LabError, Outcome, Record, State, guard};
+use crate::panics::guard;
+use crate::{LabError, Outcome, Record, State};
 
 /// The learner's code, or the reference with `--features solutions`.
 #[cfg_attr(

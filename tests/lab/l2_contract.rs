@@ -1,24 +1,16 @@
-//! L2: an explicit contract per resource.
+//! L2: an explicit contract per resource. Each test runs its scene
+//! (`src/scenes/l2.rs`), the one the story tells.
 
-use fencing_lab::LabError;
+use fencing_lab::scenes::l2;
 use rstest::rstest;
 
 use super::{Lab, claim, lab};
-use crate::support::*;
 
 /// Installing on fund-A says nothing about fund-B.
 #[rstest]
 fn l2_1_new_generation_on_fund_a_leaves_fund_b_at_1(lab: Lab) {
     let c = claim("L2.1");
-    let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
-
-    c.install(&mut authority, A, 2, INSTALLED);
-    c.state(&lab, B, 1, 0);
-    c.apply(&mut worker, (B, 1, "r1", 3), applied(3));
-    c.apply(&mut worker, (A, 1, "r1", 3), stale(1, 2));
-
-    c.state(&lab, A, 2, 0);
-    c.state(&lab, B, 1, 3);
+    c.run(l2::resources_are_independent(&c, &lab));
 }
 
 /// A worker that invents 3 while 2 is installed is refused, and the refusal
@@ -26,19 +18,7 @@ fn l2_1_new_generation_on_fund_a_leaves_fund_b_at_1(lab: Lab) {
 #[rstest]
 fn l2_2_invented_higher_generation_is_never_issued_not_stale(lab: Lab) {
     let c = claim("L2.2");
-    let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
-
-    c.install(&mut authority, A, 2, INSTALLED);
-    c.apply(&mut worker, (A, 3, "r1", 1), never_issued(3, 2));
-    c.apply(&mut worker, (A, 1, "r1", 1), stale(1, 2));
-    c.apply(
-        &mut worker,
-        (A, i64::MAX, "r1", 1),
-        never_issued(i64::MAX, 2),
-    );
-
-    c.state(&lab, A, 2, 0);
-    c.records(&lab, A, &[]);
+    c.run(l2::invented_generation_is_never_issued(&c, &lab));
 }
 
 /// The installed generation is accepted, and apply answers with the value
@@ -53,15 +33,9 @@ fn l2_3_installed_generation_is_accepted_and_returns_the_new_value(
     #[case] delta: i64,
 ) {
     let c = claim("L2.3");
-    let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
-
-    if generation > 1 {
-        c.install(&mut authority, A, generation, INSTALLED);
-    }
-    c.apply(&mut worker, (A, generation, "r1", delta), applied(delta));
-    c.apply(&mut worker, (A, generation, "r2", 10), applied(delta + 10));
-
-    c.state(&lab, A, generation, delta + 10);
+    c.run(l2::installed_generation_is_accepted(
+        &c, &lab, generation, delta,
+    ));
 }
 
 /// The authority only moves forward.
@@ -70,13 +44,7 @@ fn l2_3_installed_generation_is_accepted_and_returns_the_new_value(
 #[case::lower(1)]
 fn l2_4_install_refuses_an_equal_or_lower_generation(lab: Lab, #[case] again: i64) {
     let c = claim("L2.4");
-    let mut authority = lab.connect().unwrap();
-
-    c.install(&mut authority, A, 2, INSTALLED);
-    c.install(&mut authority, A, again, not_higher(again, 2));
-    c.state(&lab, A, 2, 0);
-    c.install(&mut authority, A, 3, INSTALLED);
-    c.state(&lab, A, 3, 0);
+    c.run(l2::install_only_moves_forward(&c, &lab, again));
 }
 
 /// An unknown resource is an error, for apply and for install, and nothing
@@ -84,19 +52,7 @@ fn l2_4_install_refuses_an_equal_or_lower_generation(lab: Lab, #[case] again: i6
 #[rstest]
 fn l2_5_unknown_resource_is_an_error_and_nothing_is_created(lab: Lab) {
     let c = claim("L2.5");
-    let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
-
-    let unknown = || rejected(LabError::UnknownResource("fund-C".to_owned()));
-    c.apply(&mut worker, ("fund-C", 1, "r1", 5), unknown());
-    c.install(&mut authority, "fund-C", 2, unknown());
-    c.same(
-        "list resources",
-        "fund-A, fund-B",
-        lab.resource_names().unwrap().join(", "),
-    );
-    c.records(&lab, "fund-C", &[]);
-    // The known ones still work.
-    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
+    c.run(l2::unknown_resource_is_an_error(&c, &lab));
 }
 
 /// The authority promised generation 2 to worker B but has not installed
@@ -104,15 +60,5 @@ fn l2_5_unknown_resource_is_an_error_and_nothing_is_created(lab: Lab) {
 #[rstest]
 fn l2_6_granted_but_not_installed_is_rejected_until_installed(lab: Lab) {
     let c = claim("L2.6");
-    let (mut old, mut new) = (lab.connect().unwrap(), lab.connect().unwrap());
-    let mut authority = lab.connect().unwrap();
-
-    c.apply(&mut new, (A, 2, "b1", 10), never_issued(2, 1));
-    c.apply(&mut old, (A, 1, "a1", 1), applied(1));
-    // Now the authority installs what it granted.
-    c.install(&mut authority, A, 2, INSTALLED);
-    c.apply(&mut new, (A, 2, "b1", 10), applied(11));
-    c.apply(&mut old, (A, 1, "a2", 1), stale(1, 2));
-
-    c.records(&lab, A, &[rec(A, "a1", 1, 1, 1), rec(A, "b1", 10, 11, 2)]);
+    c.run(l2::granted_is_not_installed(&c, &lab));
 }

@@ -1,6 +1,8 @@
 //! L3: the decision is applied inside the transaction. Every test runs in
-//! both journal modes.
+//! both journal modes, and runs its scene (`src/scenes/l3.rs`); the story
+//! tells one case of each.
 
+use fencing_lab::scenes::l3;
 use fencing_lab::{Checkpoint, Journal, Lab};
 use rstest::rstest;
 
@@ -14,17 +16,7 @@ use crate::support::*;
 #[case::wal(Journal::Wal)]
 fn l3_1_apply_fails_as_contention_while_locked_then_succeeds(#[case] journal: Journal) {
     let c = claim("L3.1");
-    let lab = Lab::new(journal).unwrap();
-    let mut worker = lab.connect().unwrap();
-
-    let holder = lab.hold_write_lock().unwrap();
-    c.apply(&mut worker, (A, 1, "r1", 5), contention());
-    holder.release().unwrap();
-    c.state(&lab, A, 1, 0);
-    c.records(&lab, A, &[]);
-
-    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
-    c.state(&lab, A, 1, 5);
+    c.run(l3::apply_meets_contention(&c, &Lab::new(journal).unwrap()));
 }
 
 /// Paused right after it read the generation, or right before its effect,
@@ -43,25 +35,11 @@ fn l3_2_install_is_refused_while_apply_sits_between_validation_and_effect(
     #[case] pause: Checkpoint,
 ) {
     let c = claim("L3.2");
-    let lab = Lab::new(journal).unwrap();
-    let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
-
-    let seen = Seen::default();
-    let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
-    pause_at(&mut worker, pause, move || {
-        probe_and_install(&hook_lab, &hook_seen, A, 2)
-    });
-    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
-    c.same(
-        format_args!("while apply was paused {pause}"),
-        locked_out(),
-        seen.lines(),
-    );
-
-    // The apply committed under generation 1; now the install may land.
-    c.install(&mut authority, A, 2, INSTALLED);
-    c.state(&lab, A, 2, 5);
-    c.records(&lab, A, &[rec(A, "r1", 5, 5, 1)]);
+    c.run(l3::apply_holds_the_lock(
+        &c,
+        &Lab::new(journal).unwrap(),
+        pause,
+    ));
 }
 
 /// install_generation meets a held write lock as contention, like apply.
@@ -70,16 +48,10 @@ fn l3_2_install_is_refused_while_apply_sits_between_validation_and_effect(
 #[case::wal(Journal::Wal)]
 fn l3_3_install_fails_as_contention_while_another_writer_holds_the_lock(#[case] journal: Journal) {
     let c = claim("L3.3");
-    let lab = Lab::new(journal).unwrap();
-    let mut authority = lab.connect().unwrap();
-
-    let holder = lab.hold_write_lock().unwrap();
-    c.install(&mut authority, A, 2, contention());
-    holder.release().unwrap();
-    c.state(&lab, A, 1, 0);
-
-    c.install(&mut authority, A, 2, INSTALLED);
-    c.state(&lab, A, 2, 0);
+    c.run(l3::install_meets_contention(
+        &c,
+        &Lab::new(journal).unwrap(),
+    ));
 }
 
 /// Between reading the installed generation and writing the new one,
@@ -97,24 +69,11 @@ fn l3_3_install_holds_the_write_lock_from_its_read_to_its_write(
     #[case] pause: Checkpoint,
 ) {
     let c = claim("L3.3");
-    let lab = Lab::new(journal).unwrap();
-    let mut authority = lab.connect().unwrap();
-
-    let seen = Seen::default();
-    let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
-    pause_at(&mut authority, pause, move || {
-        probe_and_install(&hook_lab, &hook_seen, A, 3)?;
-        try_apply(&hook_lab, &hook_seen, (A, 1, "r1", 5));
-        Ok(())
-    });
-    c.install(&mut authority, A, 2, INSTALLED);
-    c.same(
-        format_args!("while install_generation was paused {pause}"),
-        format!("{}; apply: {}", locked_out(), contention()),
-        seen.lines(),
-    );
-    c.state(&lab, A, 2, 0);
-    c.records(&lab, A, &[]);
+    c.run(l3::install_holds_the_lock(
+        &c,
+        &Lab::new(journal).unwrap(),
+        pause,
+    ));
 }
 
 /// The whole lock story, in the mode the case names, with the file really in
@@ -126,31 +85,9 @@ fn l3_3_install_holds_the_write_lock_from_its_read_to_its_write(
 #[case::wal(Journal::Wal)]
 fn l3_4_lock_story_holds_in_this_journal_mode(#[case] journal: Journal) {
     let c = claim("L3.4");
-    let lab = Lab::new(journal).unwrap();
-    c.same(
-        "PRAGMA journal_mode",
-        journal.sqlite_name(),
-        lab.journal_mode_in_file().unwrap(),
-    );
-    let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
-
-    let holder = lab.hold_write_lock().unwrap();
-    c.apply(&mut worker, (A, 1, "r1", 5), contention());
-    c.install(&mut authority, A, 2, contention());
-    holder.release().unwrap();
-
-    let seen = Seen::default();
-    let (hook_lab, hook_seen) = (lab.clone(), seen.clone());
-    pause_at(&mut worker, Checkpoint::GenerationRead, move || {
-        probe_and_install(&hook_lab, &hook_seen, A, 2)
-    });
-    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
-    c.same(
-        "while apply was paused after its generation read",
-        locked_out(),
-        seen.lines(),
-    );
-    c.install(&mut authority, A, 2, INSTALLED);
-    c.apply(&mut worker, (A, 1, "r2", 5), stale(1, 2));
-    c.state(&lab, A, 2, 5);
+    c.run(l3::lock_story_in_this_journal_mode(
+        &c,
+        &Lab::new(journal).unwrap(),
+        journal,
+    ));
 }

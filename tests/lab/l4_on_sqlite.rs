@@ -5,70 +5,33 @@
 //! L4.11 that PostgreSQL cannot hold: a request id with a NUL byte in it (a
 //! PostgreSQL text value never contains one; SQLite's keeps it).
 
-use fencing_lab::explore::{Duplicates, Exploration, Invariant, Schedule, explore_duplicates};
+use fencing_lab::scenes::l4;
 use fencing_lab::{Journal, Lab};
 
 use crate::support::*;
-
-/// Where in the exploration a schedule sits, and its steps, one a line.
-fn told(found: &Exploration<Duplicates>, schedule: &Schedule) -> String {
-    let mut text = format!(
-        "schedule {} of {} ({}{})",
-        schedule.number,
-        found.schedules,
-        found.setup,
-        if found.unfinished {
-            "; stopped there: an exercise is still a stub"
-        } else {
-            ""
-        }
-    );
-    for step in schedule.numbered_steps() {
-        text.push_str("\n              ");
-        text.push_str(&step);
-    }
-    text
-}
 
 /// Worker 1 sends r1 (+1) and, its answer slow, sends it again on a second
 /// connection. Whichever delivery comes first is paused at each checkpoint
 /// its apply reaches while the other runs to its end; a delivery refused by
 /// contention tries again. In every schedule each delivery gets the
 /// original result, applied or replayed, never another error; the value
-/// moves once and one record says so.
+/// moves once and one record says so. Then one such schedule told step by
+/// step (`src/scenes/l4.rs`): the resend meets the first delivery's lock
+/// and, once the first commits, is a replay.
 #[test]
 fn l4_10_the_same_request_on_two_connections_at_once_applies_once() {
     let c = claim("L4.10");
     crate::enumerator::check_the_enumerator();
     for journal in [Journal::Wal, Journal::Rollback] {
-        let found = explore_duplicates(journal).expect("the harness runs the exploration");
-        if let Some(schedule) = found.first_broken() {
-            let mut broken: Vec<Invariant> =
-                schedule.violations.iter().map(|v| v.invariant).collect();
-            broken.sort();
-            broken.dedup();
-            let rules: Vec<String> = broken
-                .iter()
-                .map(|&i| format!("{i}: {}", Duplicates::rule(i)))
-                .collect();
-            let got: Vec<String> = schedule.violations.iter().map(|v| v.to_string()).collect();
-            c.fail(told(&found, schedule), rules.join("; "), got.join("; "));
-        }
+        let found = c.run(l4::the_same_request_at_once(&c, journal));
         println!(
             "L4.10 ({journal}): {} schedules, {} held, {} with the duplicate run while the first was paused",
             found.schedules, found.held, found.paused
         );
-        // An exploration that never paused a delivery would prove little.
-        c.same(
-            format_args!("{} schedules ({journal})", found.schedules),
-            "some schedules run the duplicate while the first delivery is paused",
-            if found.paused > 0 {
-                "some schedules run the duplicate while the first delivery is paused"
-            } else {
-                "no schedule reached a checkpoint of apply"
-            },
-        );
     }
+    // One of those schedules told step by step, as the story tells it.
+    let lab = Lab::new(Journal::Wal).expect("the harness creates a lab");
+    c.run(l4::a_resend_while_the_first_is_paused(&c, &lab));
 }
 
 /// One more byte, and that byte a NUL, still makes another request: an id

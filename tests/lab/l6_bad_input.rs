@@ -1,6 +1,8 @@
-//! L6: bad input gets a clear error and changes nothing.
+//! L6: bad input gets a clear error and changes nothing. Each test runs its
+//! scene (`src/scenes/l6.rs`); the story tells one case of each.
 
 use fencing_lab::LabError;
+use fencing_lab::scenes::l6;
 use rstest::rstest;
 
 use super::{Lab, claim, lab};
@@ -26,23 +28,12 @@ fn l6_1_bad_apply_gets_a_typed_error_and_changes_nothing(
     #[case] error: LabError,
 ) {
     let c = claim("L6.1");
-    let mut worker = lab.connect().unwrap();
-
-    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
-    c.apply(
-        &mut worker,
+    c.run(l6::bad_apply_changes_nothing(
+        &c,
+        &lab,
         (resource, generation, request_id, delta),
-        rejected(error),
-    );
-
-    c.state(&lab, A, 1, 5);
-    c.state(&lab, B, 1, 0);
-    c.records(&lab, A, &[rec(A, "r1", 5, 5, 1)]);
-    c.same(
-        "list resources",
-        "fund-A, fund-B",
-        lab.resource_names().unwrap().join(", "),
-    );
+        error,
+    ));
 }
 
 /// Overflow in both directions is a typed error, never a wrapped number or
@@ -52,19 +43,7 @@ fn l6_1_bad_apply_gets_a_typed_error_and_changes_nothing(
 #[case::down(i64::MIN + 1, -2)]
 fn l6_1_value_overflow_is_a_typed_error(lab: Lab, #[case] start: i64, #[case] delta: i64) {
     let c = claim("L6.1");
-    let mut worker = lab.connect().unwrap();
-
-    c.apply(&mut worker, (A, 1, "r1", start), applied(start));
-    c.apply(
-        &mut worker,
-        (A, 1, "r2", delta),
-        rejected(LabError::Overflow {
-            value: start,
-            delta,
-        }),
-    );
-    c.state(&lab, A, 1, start);
-    c.records(&lab, A, &[rec(A, "r1", start, start, 1)]);
+    c.run(l6::overflow_is_a_typed_error(&c, &lab, start, delta));
 }
 
 /// install_generation refuses what no authority could mean, and changes
@@ -80,14 +59,7 @@ fn l6_1_bad_install_gets_a_typed_error_and_changes_nothing(
     #[case] error: LabError,
 ) {
     let c = claim("L6.1");
-    let mut authority = lab.connect().unwrap();
-
-    c.install(&mut authority, A, 2, INSTALLED);
-    c.install(&mut authority, resource, generation, rejected(error));
-    c.state(&lab, A, 2, 0);
-    c.same(
-        "list resources",
-        "fund-A, fund-B",
-        lab.resource_names().unwrap().join(", "),
-    );
+    c.run(l6::bad_install_changes_nothing(
+        &c, &lab, resource, generation, error,
+    ));
 }

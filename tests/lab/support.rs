@@ -6,15 +6,15 @@ use std::cell::RefCell;
 use std::fmt::Display;
 use std::rc::Rc;
 
-use fencing_lab::checkpoint;
 use fencing_lab::claims::{self, Claim, Track, hints};
-use fencing_lab::{
-    Checkpoint, Journal, Lab, LabError, Record, Session, Store, describe, describe_error,
-};
+use fencing_lab::scenes::{self, Observer, Step};
+use fencing_lab::transcript::Halt;
+use fencing_lab::{Journal, Lab, Record, Session, Store, describe};
 use rstest::fixture;
 
-pub const A: &str = "fund-A";
-pub const B: &str = "fund-B";
+// The outcomes a claim expects, spelled as the scenes spell them.
+pub use fencing_lab::scenes::expect::*;
+pub use fencing_lab::scenes::{A, B};
 
 /// A fresh lab in the rollback-journal mode, in its own temp directory.
 #[fixture]
@@ -247,18 +247,35 @@ impl Check {
     }
 }
 
+/// A graded test observes a scene (`fencing_lab::scenes`) with its claim's
+/// checks: the first step that differs fails the test, as [`Check::fail`]
+/// words it; the story's lines are not the test's business.
+impl Observer for Check {
+    fn check(&self, _claim: &'static str, step: Step) -> Result<(), Halt> {
+        if step.failed {
+            match step.unobserved {
+                Some(why) => self.fail_unobserved(step.name, step.expected, step.got, why),
+                None => self.fail(step.name, step.expected, step.got),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Check {
+    /// What a scene run with these checks came to: a step that failed has
+    /// failed the test already, so an error here is the harness's own (a
+    /// lab it could not create or read).
+    #[track_caller]
+    pub fn run<T>(&self, scene: Result<T, Halt>) -> T {
+        scene.unwrap_or_else(|halt| panic!("the harness stopped the scene: {halt}"))
+    }
+}
+
 /// `apply is not implemented yet: open exercises/apply.rs`, the first such
 /// phrase of a line that may list what several calls were answered.
 fn stub_phrase(got: &str) -> &str {
-    const NOT_YET: &str = " is not implemented yet: open ";
-    let Some(at) = got.find(NOT_YET) else {
-        return got;
-    };
-    let start = got[..at].rfind([' ', '>']).map_or(0, |space| space + 1);
-    let end = got[at..]
-        .find([';', '\n'])
-        .map_or(got.len(), |end| at + end);
-    &got[start..end]
+    scenes::stub_phrase(got).unwrap_or(got)
 }
 
 /// An unfinished stub panics with `todo!()`; the harness turns that into
@@ -299,86 +316,13 @@ fn is_claim_failure(message: &str) -> bool {
         || message.starts_with("the story of ")
 }
 
-fn list(items: &[String]) -> String {
-    if items.is_empty() {
-        "no records".to_owned()
-    } else {
-        items.join("; ")
-    }
-}
-
-/// How an install result reads.
-pub fn describe_install(result: &Result<(), LabError>) -> String {
-    match result {
-        Ok(()) => INSTALLED.to_owned(),
-        Err(error) => describe_error(error),
-    }
-}
-
-/// A record as the observer prints it.
-pub fn rec(resource: &str, request_id: &str, delta: i64, result: i64, generation: i64) -> String {
-    Record {
-        resource: resource.to_owned(),
-        request_id: request_id.to_owned(),
-        delta,
-        result,
-        generation,
-    }
-    .to_string()
-}
-
-pub const INSTALLED: &str = "installed";
-
-pub fn applied(result: i64) -> String {
-    fencing_lab::Outcome::Applied { result }.to_string()
-}
-
-pub fn replayed(result: i64) -> String {
-    fencing_lab::Outcome::Replayed { result }.to_string()
-}
-
-pub fn rejected(error: LabError) -> String {
-    describe_error(&error)
-}
-
-pub fn stale(presented: i64, installed: i64) -> String {
-    rejected(LabError::Stale {
-        presented,
-        installed,
-    })
-}
-
-pub fn never_issued(presented: i64, installed: i64) -> String {
-    rejected(LabError::NeverIssued {
-        presented,
-        installed,
-    })
-}
-
-pub fn not_higher(requested: i64, installed: i64) -> String {
-    rejected(LabError::NotHigher {
-        requested,
-        installed,
-    })
-}
-
-pub fn conflict(request_id: &str, recorded_delta: i64, presented_delta: i64) -> String {
-    rejected(LabError::Conflict {
-        request_id: request_id.to_owned(),
-        recorded_delta,
-        presented_delta,
-    })
-}
-
-pub fn contention() -> String {
-    rejected(LabError::Contention)
-}
-
 /// What a checkpoint hook saw, read by the test once the paused call returns
 /// (a hook must not panic: the panic would surface as the learner's).
 #[derive(Clone, Default)]
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 pub struct Seen(Rc<RefCell<Vec<String>>>);
 
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 impl Seen {
     pub fn push(&self, line: impl Into<String>) {
         self.0.borrow_mut().push(line.into());
@@ -392,76 +336,6 @@ impl Seen {
             lines.join("; ")
         }
     }
-}
-
-/// Runs `action` the first time `db` reaches `at`; the destination waits
-/// there, holding whatever locks it holds, until `action` returns.
-pub fn pause_at(
-    db: &mut impl Session,
-    at: Checkpoint,
-    action: impl FnOnce() -> Result<(), LabError> + 'static,
-) {
-    let mut action = Some(action);
-    db.on_checkpoint(
-        move |checkpoint| match action.take_if(|_| checkpoint == at) {
-            Some(action) => action(),
-            None => Ok(()),
-        },
-    );
-}
-
-/// Injects a fault in every apply on `db`, between its two writes (the value
-/// and the record), whichever order they come in.
-pub fn fault_between_writes(db: &mut impl Session) {
-    db.on_checkpoint(checkpoint::between_writes(true, || {}));
-}
-
-/// How an apply reads when the fault of [`fault_between_writes`] stopped it.
-pub fn faulted() -> String {
-    rejected(LabError::InjectedFault(checkpoint::BETWEEN_WRITES))
-}
-
-/// While paused: is the write lock free? And may the authority install?
-/// Both outcomes go to `seen`, as "probe: ..." and "install: ...".
-///
-/// Nothing here becomes the paused call's result: whatever the probe or the
-/// authority meets (an exclusive lock may keep a new connection from even
-/// reading the schema) is what `seen` records, and the action lets the
-/// paused call go on.
-pub fn probe_and_install(
-    lab: &Lab,
-    seen: &Seen,
-    resource: &str,
-    generation: i64,
-) -> Result<(), LabError> {
-    let probe = match lab.probe_write_lock() {
-        Ok(()) => "acquired the write lock".to_owned(),
-        Err(error) => describe_error(&error),
-    };
-    seen.push(format!("probe: {probe}"));
-    let install = lab.connect().and_then(|mut authority| {
-        fencing_lab::install_generation(&mut authority, resource, generation)
-    });
-    seen.push(format!("install: {}", describe_install(&install)));
-    Ok(())
-}
-
-/// While paused: may a worker apply? Its outcome goes to `seen` as
-/// "apply: ...", like [`probe_and_install`]'s, and never fails the action.
-pub fn try_apply(
-    lab: &Lab,
-    seen: &Seen,
-    (resource, generation, request_id, delta): (&str, i64, &str, i64),
-) {
-    let apply = lab.connect().and_then(|mut worker| {
-        fencing_lab::apply(&mut worker, resource, generation, request_id, delta)
-    });
-    seen.push(format!("apply: {}", describe(&apply)));
-}
-
-/// What `probe_and_install` must see while the write lock is held.
-pub fn locked_out() -> String {
-    format!("probe: {0}; install: {0}", contention())
 }
 
 /// Whether the heavier runs are asked for (`FENCING_LAB_THOROUGH=1`, which

@@ -12,8 +12,8 @@ fn etcd_transcript() {
     crate::support::quiet_todo_panics();
     let program = super::this_test;
     let transcript = Transcript::new();
-    let complete = fencing_lab::story::run_lesson(&transcript, &story::LESSON, |t| {
-        story::chapter(t, &program)
+    let complete = fencing_lab::story::run_lesson(&transcript, &story::LESSON, |n| {
+        story::chapter(n.transcript(), &program)
     });
     if !cfg!(feature = "solutions") {
         // Against the learner's code: the first line that differs from the

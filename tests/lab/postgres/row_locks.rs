@@ -14,6 +14,7 @@ use std::thread;
 use std::time::Duration;
 
 use fencing_lab::pg::PgLab;
+use fencing_lab::scenes::pause_at;
 use fencing_lab::{Checkpoint, LabError, Session, describe, describe_error};
 use rstest::rstest;
 
@@ -48,19 +49,11 @@ fn probe(lab: &PgLab, resource: &str) -> String {
 
 /// While another session holds fund-A's row, apply is told "contention",
 /// which is not a verdict; once the row is free the same request applies.
+/// (The story's scene, `src/scenes/pg.rs`.)
 #[rstest]
 fn l3_1_apply_fails_as_contention_while_another_session_holds_the_row(lab: Lab) {
     let c = claim("L3.1");
-    let mut worker = lab.connect().unwrap();
-
-    let holder = lab.hold_row_lock(A).unwrap();
-    c.apply(&mut worker, (A, 1, "r1", 5), contention());
-    holder.release().unwrap();
-    c.state(&lab, A, 1, 0);
-    c.records(&lab, A, &[]);
-
-    c.apply(&mut worker, (A, 1, "r1", 5), applied(5));
-    c.state(&lab, A, 1, 5);
+    c.run(fencing_lab::scenes::pg::apply_meets_a_held_row(&c, &lab));
 }
 
 /// While install_generation is paused inside its write of generation 2,

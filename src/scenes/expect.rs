@@ -1,0 +1,100 @@
+//! The outcomes a claim expects, spelled the way the destination's answers
+//! read ([`crate::describe`]), for the scenes and the graded tests alike.
+
+use crate::{LabError, Outcome, Record, describe_error};
+
+/// What a successful install reads.
+pub const INSTALLED: &str = "installed";
+
+/// How an install's result reads.
+pub fn describe_install(result: &Result<(), LabError>) -> String {
+    match result {
+        Ok(()) => INSTALLED.to_owned(),
+        Err(error) => describe_error(error),
+    }
+}
+
+/// A record as the observer prints it.
+pub fn rec(resource: &str, request_id: &str, delta: i64, result: i64, generation: i64) -> String {
+    Record {
+        resource: resource.to_owned(),
+        request_id: request_id.to_owned(),
+        delta,
+        result,
+        generation,
+    }
+    .to_string()
+}
+
+/// A list of records as a check compares it.
+pub fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "no records".to_owned()
+    } else {
+        items.join("; ")
+    }
+}
+
+/// Applied now, with the new value `result`.
+pub fn applied(result: i64) -> String {
+    Outcome::Applied { result }.to_string()
+}
+
+/// Replayed, with the original `result`.
+pub fn replayed(result: i64) -> String {
+    Outcome::Replayed { result }.to_string()
+}
+
+/// Refused with `error`.
+pub fn rejected(error: LabError) -> String {
+    describe_error(&error)
+}
+
+/// Refused as stale.
+pub fn stale(presented: i64, installed: i64) -> String {
+    rejected(LabError::Stale {
+        presented,
+        installed,
+    })
+}
+
+/// Refused as never issued.
+pub fn never_issued(presented: i64, installed: i64) -> String {
+    rejected(LabError::NeverIssued {
+        presented,
+        installed,
+    })
+}
+
+/// An install refused as not higher.
+pub fn not_higher(requested: i64, installed: i64) -> String {
+    rejected(LabError::NotHigher {
+        requested,
+        installed,
+    })
+}
+
+/// A request id reused with another delta.
+pub fn conflict(request_id: &str, recorded_delta: i64, presented_delta: i64) -> String {
+    rejected(LabError::Conflict {
+        request_id: request_id.to_owned(),
+        recorded_delta,
+        presented_delta,
+    })
+}
+
+/// Another connection holds the lock.
+pub fn contention() -> String {
+    rejected(LabError::Contention)
+}
+
+/// What [`super::probe_and_install`] must see while the write lock is held.
+pub fn locked_out() -> String {
+    format!("probe: {0}; install: {0}", contention())
+}
+
+/// How an apply reads when the fault between its two writes stopped it
+/// ([`crate::checkpoint::between_writes`]).
+pub fn faulted() -> String {
+    rejected(LabError::InjectedFault(crate::checkpoint::BETWEEN_WRITES))
+}

@@ -1,0 +1,437 @@
+//! The lab's scenes, each written once: who does what, at which checkpoint,
+//! and what the destination must answer. A scene reports every step to an
+//! [`Observer`]:
+//!
+//! - the graded test (`tests/lab/`) observes with its claim's check, which
+//!   fails the test at the first step whose outcome differs from the
+//!   expected one, and ignores the story's lines;
+//! - the story ([`crate::story`], `cargo run` and the transcript snapshots)
+//!   observes with a narrator, which writes each step as the learner's code
+//!   answered it and stops the lesson at the first step that differs.
+//!
+//! So the story always shows what the code under test did. A scene with
+//! several cases in the tests (a journal mode, a checkpoint) is told in the
+//! story with one of them.
+//!
+//! One file per lesson: [`l1`] to [`l6`], and `pg` for what only the
+//! PostgreSQL server shows (feature `postgres`).
+
+use std::cell::RefCell;
+use std::fmt::{self, Display};
+use std::rc::Rc;
+
+use crate::checkpoint::Checkpoint;
+use crate::transcript::{Halt, records_line};
+use crate::{LabError, Session, Store, describe, describe_error};
+
+pub mod expect;
+pub mod l1;
+pub mod l2;
+pub mod l3;
+pub mod l4;
+pub mod l5;
+pub mod l6;
+#[cfg(feature = "postgres")]
+pub mod pg;
+
+/// The resource most scenes act on.
+pub const A: &str = "fund-A";
+/// The other resource every lab starts with.
+pub const B: &str = "fund-B";
+
+/// One checked step of a scene: what was done, what the claim expects, what
+/// came of it.
+#[derive(Debug)]
+pub struct Step {
+    /// What the scene did (`apply(fund-A, generation 1, "r1", +5)`), as a
+    /// test's failure prints it.
+    pub name: String,
+    /// The outcome the claim expects.
+    pub expected: String,
+    /// The outcome the code under test produced.
+    pub got: String,
+    /// Whether the step failed: `got` is not `expected`, or the scene said
+    /// so ([`Stage::fail`]).
+    pub failed: bool,
+    /// Why the destination's checkpoints could not see the call, if they
+    /// could not (see [`Session::unobserved`]).
+    pub unobserved: Option<&'static str>,
+}
+
+/// What a scene reports to: the story's narrator or a graded test's check.
+pub trait Observer {
+    /// A line of the story: what `role` did under `claim`, and what came of
+    /// it. A test has nothing to do with it.
+    fn line(&self, claim: &str, role: &str, text: &str) {
+        let _ = (claim, role, text);
+    }
+
+    /// A step of `claim` whose outcome the claim fixes. `Ok` lets the scene
+    /// go on; an error stops it. (A graded test fails right here instead.)
+    fn check(&self, claim: &'static str, step: Step) -> Result<(), Halt>;
+}
+
+/// One scene in progress: the claim it proves, the lab it runs on, and the
+/// observer it reports to.
+pub struct Stage<'o, S: Store> {
+    observer: &'o dyn Observer,
+    claim: &'static str,
+    /// The lab the scene runs on.
+    pub lab: S,
+    paused: Paused,
+}
+
+impl<'o, S: Store> Stage<'o, S> {
+    /// A scene of `claim` on `lab`, reported to `observer`.
+    pub fn new(observer: &'o dyn Observer, claim: &'static str, lab: &S) -> Self {
+        Stage {
+            observer,
+            claim,
+            lab: lab.clone(),
+            paused: Paused::default(),
+        }
+    }
+
+    /// The same lab and observer under another claim (a scene that shows
+    /// two claims at once).
+    pub fn under(&self, claim: &'static str) -> Stage<'o, S> {
+        Stage {
+            observer: self.observer,
+            claim,
+            lab: self.lab.clone(),
+            paused: self.paused.clone(),
+        }
+    }
+
+    /// A new connection to the lab.
+    pub fn connect(&self) -> Result<S::Session, Halt> {
+        Ok(self.lab.connect()?)
+    }
+
+    /// What checkpoint hooks write to while a call is paused: its lines
+    /// join the story right before the paused call's own.
+    pub fn paused(&self) -> Paused {
+        self.paused.clone()
+    }
+
+    /// A line of the story, not checked.
+    pub fn say(&self, role: &str, text: impl Display) {
+        self.flush();
+        self.observer.line(self.claim, role, &text.to_string());
+    }
+
+    /// Tells the lines that hooks wrote since the last line (every other
+    /// method of the stage tells them first).
+    pub fn flush(&self) {
+        let lines = std::mem::take(&mut self.paused.0.borrow_mut().lines);
+        for (claim, role, text) in lines {
+            self.observer
+                .line(claim.unwrap_or(self.claim), &role, &text);
+        }
+    }
+
+    /// A step that the story does not tell unless it fails.
+    pub fn same(
+        &self,
+        step: impl Display,
+        expected: impl Display,
+        got: impl Display,
+    ) -> Result<(), Halt> {
+        self.check(
+            step.to_string(),
+            expected.to_string(),
+            got.to_string(),
+            None,
+        )
+    }
+
+    /// A step that failed, whatever its two lines say.
+    pub fn fail(
+        &self,
+        step: impl Display,
+        expected: impl Display,
+        got: impl Display,
+    ) -> Result<(), Halt> {
+        self.flush();
+        self.observer.check(
+            self.claim,
+            Step {
+                name: step.to_string(),
+                expected: expected.to_string(),
+                got: got.to_string(),
+                failed: true,
+                unobserved: None,
+            },
+        )
+    }
+
+    /// Reports a step, after the story's pending lines.
+    fn check(
+        &self,
+        name: String,
+        expected: String,
+        got: String,
+        unobserved: Option<&'static str>,
+    ) -> Result<(), Halt> {
+        self.flush();
+        let failed = expected != got;
+        self.observer.check(
+            self.claim,
+            Step {
+                name,
+                expected,
+                got,
+                failed,
+                unobserved,
+            },
+        )
+    }
+
+    /// What the hooks saw while `db`'s last call was paused (as
+    /// [`Paused::saw`] recorded it, joined by `; `) must read `expected`.
+    pub fn while_paused(
+        &self,
+        db: &impl Session,
+        step: impl Display,
+        expected: impl Display,
+    ) -> Result<(), Halt> {
+        let got = self.paused.take_seen();
+        self.check(step.to_string(), expected.to_string(), got, db.unobserved())
+    }
+
+    /// `role` asks `db` to apply; the answer must read `expected`.
+    pub fn apply(
+        &self,
+        role: &str,
+        db: &mut impl Session,
+        (resource, generation, request_id, delta): (&str, i64, &str, i64),
+        expected: impl Display,
+    ) -> Result<(), Halt> {
+        let got = describe(&db.apply(resource, generation, request_id, delta));
+        let step = format!("apply({resource}, generation {generation}, {request_id:?}, {delta:+})");
+        self.told(role, db, step, expected, got)
+    }
+
+    /// `role` installs `generation` on `resource` through `db`; the answer
+    /// must read `expected`.
+    pub fn install(
+        &self,
+        role: &str,
+        db: &mut impl Session,
+        resource: &str,
+        generation: i64,
+        expected: impl Display,
+    ) -> Result<(), Halt> {
+        let got = expect::describe_install(&db.install_generation(resource, generation));
+        let step = format!("install_generation({resource}, {generation})");
+        self.told(role, db, step, expected, got)
+    }
+
+    /// A call's line, `step -> got`, then its check.
+    fn told(
+        &self,
+        role: &str,
+        db: &impl Session,
+        step: String,
+        expected: impl Display,
+        got: String,
+    ) -> Result<(), Halt> {
+        self.say(role, format_args!("{step} -> {got}"));
+        self.check(step, expected.to_string(), got, db.unobserved())
+    }
+
+    /// The observer's view of `resource` must be `generation` and `value`;
+    /// not told.
+    pub fn state(&self, resource: &str, generation: i64, value: i64) -> Result<(), Halt> {
+        let got = self.lab.state(resource)?;
+        self.same(
+            format_args!("observe {resource}"),
+            format_args!("generation {generation}, value {value}"),
+            got,
+        )
+    }
+
+    /// Every record of `resource`, each as [`expect::rec`] spells it; not
+    /// told.
+    pub fn records(&self, resource: &str, expected: &[String]) -> Result<(), Halt> {
+        let got: Vec<String> = self
+            .lab
+            .records(resource)?
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        self.same(
+            format_args!("records of {resource}"),
+            expect::list(expected),
+            expect::list(&got),
+        )
+    }
+
+    /// The observer reads `resource` out (a line of the story), then its
+    /// state and its records are checked as [`Stage::state`] and
+    /// [`Stage::records`] check them.
+    pub fn observe(
+        &self,
+        resource: &str,
+        generation: i64,
+        value: i64,
+        records: &[String],
+    ) -> Result<(), Halt> {
+        self.tell_state(resource)?;
+        self.state(resource, generation, value)?;
+        self.records(resource, records)
+    }
+
+    /// The observer reads `resource` out: a line of the story, not checked.
+    pub fn tell_state(&self, resource: &str) -> Result<(), Halt> {
+        let state = self.lab.state(resource)?;
+        let records = records_line(&self.lab.records(resource)?);
+        self.say("observer", format_args!("{resource}: {state}; {records}"));
+        Ok(())
+    }
+}
+
+/// What checkpoint hooks saw while a call was paused: the story's lines,
+/// and the same outcomes as a test compares them (`probe: ...; install:
+/// ...`). Clones share both, so a hook (which must be `'static`) can write
+/// while the scene reads.
+#[derive(Clone, Default)]
+pub struct Paused(Rc<RefCell<PausedLines>>);
+
+#[derive(Default)]
+struct PausedLines {
+    lines: Vec<(Option<&'static str>, String, String)>,
+    seen: Vec<String>,
+}
+
+impl Paused {
+    /// A line of the story, told before the paused call's own.
+    pub fn say(&self, role: &str, text: impl Display) {
+        self.0
+            .borrow_mut()
+            .lines
+            .push((None, role.to_owned(), text.to_string()));
+    }
+
+    /// A line of the story under another claim than the scene's (what the
+    /// pause shows about a claim of its own).
+    pub fn say_under(&self, claim: &'static str, role: &str, text: impl Display) {
+        self.0
+            .borrow_mut()
+            .lines
+            .push((Some(claim), role.to_owned(), text.to_string()));
+    }
+
+    /// An outcome a check compares (`probe: acquired the write lock`).
+    pub fn saw(&self, seen: impl Into<String>) {
+        self.0.borrow_mut().seen.push(seen.into());
+    }
+
+    /// The outcomes so far, joined by `; `, and forgets them.
+    fn take_seen(&self) -> String {
+        let seen = std::mem::take(&mut self.0.borrow_mut().seen);
+        if seen.is_empty() {
+            "(never reached: the call returned before it got there)".to_owned()
+        } else {
+            seen.join("; ")
+        }
+    }
+}
+
+/// Runs `action` the first time `db` reaches `at`; the destination waits
+/// there, holding whatever locks it holds, until `action` returns.
+pub fn pause_at(
+    db: &mut impl Session,
+    at: Checkpoint,
+    action: impl FnOnce() -> Result<(), LabError> + 'static,
+) {
+    let mut action = Some(action);
+    db.on_checkpoint(
+        move |checkpoint| match action.take_if(|_| checkpoint == at) {
+            Some(action) => action(),
+            None => Ok(()),
+        },
+    );
+}
+
+/// While paused: is the write lock free? And may the authority install?
+/// Both outcomes go to `paused`, as the story's lines and as "probe: ..."
+/// and "install: ...".
+///
+/// Nothing here becomes the paused call's result: whatever the probe or the
+/// authority meets (an exclusive lock may keep a new connection from even
+/// reading the schema) is what `paused` records, and the action lets the
+/// paused call go on.
+pub fn probe_and_install(
+    lab: &crate::Lab,
+    paused: &Paused,
+    resource: &str,
+    generation: i64,
+) -> Result<(), LabError> {
+    probe(lab, paused);
+    let install = lab
+        .connect()
+        .and_then(|mut authority| crate::install_generation(&mut authority, resource, generation));
+    let install = expect::describe_install(&install);
+    paused.say(
+        "authority",
+        format_args!("install_generation({resource}, {generation}) -> {install}"),
+    );
+    paused.saw(format!("install: {install}"));
+    Ok(())
+}
+
+/// While paused: a plain `BEGIN IMMEDIATE` on a connection of its own. Is
+/// the write lock free right now? Goes to `paused` as "probe: ...".
+pub fn probe(lab: &crate::Lab, paused: &Paused) {
+    let probe = match lab.probe_write_lock() {
+        Ok(()) => "acquired the write lock".to_owned(),
+        Err(error) => describe_error(&error),
+    };
+    paused.say("probe", format_args!("BEGIN IMMEDIATE -> {probe}"));
+    paused.saw(format!("probe: {probe}"));
+}
+
+/// While paused: may `role` apply, on a connection of its own? Its outcome
+/// goes to `paused` as "apply: ...", like [`probe_and_install`]'s.
+pub fn try_apply(
+    lab: &crate::Lab,
+    paused: &Paused,
+    role: &str,
+    (resource, generation, request_id, delta): (&str, i64, &str, i64),
+) {
+    let apply = lab
+        .connect()
+        .and_then(|mut worker| crate::apply(&mut worker, resource, generation, request_id, delta));
+    let apply = describe(&apply);
+    paused.say(
+        role,
+        format_args!(
+            "apply({resource}, generation {generation}, {request_id:?}, {delta:+}) -> {apply}"
+        ),
+    );
+    paused.saw(format!("apply: {apply}"));
+}
+
+/// `apply is not implemented yet: open exercises/apply.rs`, the first such
+/// phrase of a line that may list what several calls were answered; `None`
+/// if no call met an unfinished stub.
+pub fn stub_phrase(got: &str) -> Option<&str> {
+    const NOT_YET: &str = " is not implemented yet: open ";
+    let at = got.find(NOT_YET)?;
+    let start = got[..at].rfind([' ', '>']).map_or(0, |space| space + 1);
+    let end = got[at..]
+        .find([';', '\n'])
+        .map_or(got.len(), |end| at + end);
+    Some(&got[start..end])
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}\n  expected: {}\n  got:      {}",
+            self.name, self.expected, self.got
+        )
+    }
+}

@@ -97,7 +97,9 @@ impl Coordinator {
             match self.run(call(self.client.clone())) {
                 Err(error) if attempt < RETRIES && between_leaders(&error) => {
                     attempt += 1;
-                    self.run(tokio::time::sleep(BETWEEN_RETRIES));
+                    // Made inside the runtime: `tokio::time::sleep` needs
+                    // its context when it is called, not only when awaited.
+                    self.run(async { tokio::time::sleep(BETWEEN_RETRIES).await });
                 }
                 result => return result.map_err(LabError::from),
             }

@@ -19,6 +19,26 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// The story's telling: where the schedule sits in its exploration (of
+    /// `of` schedules, under `setup`, `unfinished` if a stub stopped it),
+    /// then its steps, numbered, one an indented line.
+    pub fn told(&self, of: usize, setup: impl fmt::Display, unfinished: bool) -> String {
+        let mut text = format!(
+            "schedule {} of {of} ({setup}{})",
+            self.number,
+            if unfinished {
+                "; stopped there: an exercise is still a stub"
+            } else {
+                ""
+            }
+        );
+        for step in self.numbered_steps() {
+            text.push_str("\n              ");
+            text.push_str(&step);
+        }
+        text
+    }
+
     /// The steps, numbered from 1, one a line.
     pub fn numbered_steps(&self) -> Vec<String> {
         self.steps

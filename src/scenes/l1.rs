@@ -238,22 +238,9 @@ pub fn every_interleaving(o: &dyn Observer, setup: Setup) -> Result<Exploration,
 
 /// Where in the exploration a schedule sits, and its steps, one a line.
 fn told(found: &Exploration, schedule: &Schedule) -> String {
-    let setup = found.setup;
-    let mut text = format!(
-        "schedule {} of {} ({}, the authority installs up to {}{})",
-        schedule.number,
-        found.schedules,
-        setup.journal,
-        setup.last_generation,
-        if found.unfinished {
-            "; stopped there: an exercise is still a stub"
-        } else {
-            ""
-        }
+    let setup = format!(
+        "{}, the authority installs up to {}",
+        found.setup.journal, found.setup.last_generation
     );
-    for step in schedule.numbered_steps() {
-        text.push_str("\n              ");
-        text.push_str(&step);
-    }
-    text
+    schedule.told(found.schedules, setup, found.unfinished)
 }

@@ -325,22 +325,7 @@ pub fn a_resend_while_the_first_is_paused(o: &dyn Observer, lab: &Lab) -> Result
 
 /// Where in the exploration a schedule sits, and its steps, one a line.
 fn told(found: &Exploration<Duplicates>, schedule: &Schedule) -> String {
-    let mut text = format!(
-        "schedule {} of {} ({}{})",
-        schedule.number,
-        found.schedules,
-        found.setup,
-        if found.unfinished {
-            "; stopped there: an exercise is still a stub"
-        } else {
-            ""
-        }
-    );
-    for step in schedule.numbered_steps() {
-        text.push_str("\n              ");
-        text.push_str(&step);
-    }
-    text
+    schedule.told(found.schedules, found.setup, found.unfinished)
 }
 
 /// L4.11: the request id is opaque: two ids that differ in any way, even

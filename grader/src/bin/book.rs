@@ -77,7 +77,7 @@ fn run() -> Result<bool, String> {
 
     let mut files: Vec<PathBuf> = vec![root.join("README.md")];
     let mut pages: Vec<PathBuf> = Vec::new();
-    collect_markdown(&root.join(PAGES), &mut pages)?;
+    find_files(&root.join(PAGES), "md", &mut pages)?;
     pages.sort();
     files.extend(pages);
 
@@ -136,14 +136,15 @@ fn write_or_compare(
     }
 }
 
-fn collect_markdown(dir: &Path, into: &mut Vec<PathBuf>) -> Result<(), String> {
+/// Every file under `dir` whose name ends in `.extension`, at any depth.
+fn find_files(dir: &Path, extension: &str, into: &mut Vec<PathBuf>) -> Result<(), String> {
     let entries =
         fs::read_dir(dir).map_err(|error| format!("cannot read {}: {error}", dir.display()))?;
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
-            collect_markdown(&path, into)?;
-        } else if path.extension().is_some_and(|extension| extension == "md") {
+            find_files(&path, extension, into)?;
+        } else if path.extension().is_some_and(|found| found == extension) {
             into.push(path);
         }
     }
@@ -187,7 +188,7 @@ impl Lab {
         }
 
         let mut snapshots = Vec::new();
-        find_snapshots(&root.join("tests/lab"), &mut snapshots)?;
+        find_files(&root.join("tests/lab"), "snap", &mut snapshots)?;
         snapshots.sort();
         let mut stories: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for snapshot in snapshots {
@@ -332,23 +333,6 @@ impl Lab {
             _ => Err(format!("no number called {name:?}")),
         }
     }
-}
-
-fn find_snapshots(dir: &Path, into: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries =
-        fs::read_dir(dir).map_err(|error| format!("cannot read {}: {error}", dir.display()))?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            find_snapshots(&path, into)?;
-        } else if path
-            .extension()
-            .is_some_and(|extension| extension == "snap")
-        {
-            into.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// Each submission of a gradebook with the claims it lost that the

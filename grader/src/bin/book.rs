@@ -355,7 +355,7 @@ fn losses(gradebook: &Path) -> Result<Vec<Lost>, String> {
                 .iter()
                 .enumerate()
                 .filter(|(at, column)| {
-                    column.starts_with('L')
+                    claim_column(column).is_some()
                         && reference.get(*at) != row.get(*at)
                         && reference.get(*at).is_some_and(|cell| *cell != "0")
                 })
@@ -364,6 +364,19 @@ fn losses(gradebook: &Path) -> Result<Vec<Lost>, String> {
             (row.first().copied().unwrap_or_default().to_owned(), lost)
         })
         .collect())
+}
+
+/// A gradebook column's claim and track: `L4.2` is SQLite's, `postgres
+/// L4.2` PostgreSQL's; `None` for any other column (`total`).
+fn claim_column(column: &str) -> Option<(&str, Option<Track>)> {
+    let (track, id) = match column.split_once(' ') {
+        Some((key, id)) => (
+            Some(Track::ALL.into_iter().find(|track| track.key() == key)?),
+            id,
+        ),
+        None => (None, column),
+    };
+    lab_claims::claim(id).map(|claim| (claim.id, track))
 }
 
 /// The text with every generated part written anew.
@@ -479,10 +492,20 @@ fn block(what: &str, lab: &Lab) -> Result<String, String> {
                     if !submission.starts_with("mutant") {
                         continue;
                     }
-                    let here: Vec<&str> = lost
+                    let here: Vec<String> = lost
                         .iter()
-                        .map(String::as_str)
-                        .filter(|id| ids.contains(id))
+                        .filter_map(|column| claim_column(column))
+                        .filter(|(id, _)| ids.contains(id))
+                        .map(|(id, track)| match track {
+                            // A claim checked on one track only needs no name.
+                            Some(track)
+                                if !lab_claims::claim(id)
+                                    .is_some_and(|claim| claim.tracks == [track]) =>
+                            {
+                                format!("{id} on {}", track.name())
+                            }
+                            _ => id.to_owned(),
+                        })
                         .collect();
                     if here.is_empty() {
                         continue;

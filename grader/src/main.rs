@@ -30,6 +30,7 @@
 //! - `report`: gradebook, results.json, summary, class rules, `--expect`.
 //! - `html`: `index.html`, the class report.
 
+mod cache;
 mod class;
 mod cli;
 mod flags;

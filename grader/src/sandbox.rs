@@ -259,6 +259,25 @@ pub fn hand_over(paths: &[&Path]) -> Result<(), String> {
     Ok(())
 }
 
+/// Takes back what [`hand_over`] gave the account: the grader's own user
+/// owns `path` again, so no sandboxed command may write to it (the
+/// dependency cache, filled by a sandboxed build of the untouched lab).
+pub fn reclaim(path: &Path) -> Result<(), String> {
+    if account()?.is_none() {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    {
+        let own = Account {
+            uid: rustix::process::geteuid().as_raw(),
+            gid: rustix::process::getegid().as_raw(),
+        };
+        chown_all(path, own)
+            .map_err(|error| format!("cannot take back {}: {error}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// Makes the dependencies' sources that cargo fetched readable by the
 /// account the sandbox runs as (when the grader is root): a crate's archive
 /// may hold files readable by their owner alone (fnv's do), which cargo

@@ -551,7 +551,7 @@ impl Suite {
 
 /// Cargo itself: the one that started us when there is one (the xtask
 /// pattern), else the one on the `PATH`.
-fn cargo() -> OsString {
+pub fn cargo() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 

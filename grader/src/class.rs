@@ -438,8 +438,10 @@ fn say_summary(
             options.shard.index, options.shard.count, graded_here, class_size
         );
     }
+    print!("{}", written.leftovers());
     println!(
-        "wrote {}, {} and {} results.json files under {}",
+        "wrote {}, {} (the class report; a page per submission and per claim beside it) and {} \
+         results.json files under {}",
         written.gradebook.display(),
         written.index.display(),
         graded.len(),

@@ -91,6 +91,7 @@ fn merge(
     expect: Option<&std::path::Path>,
 ) -> Result<ExitCode, String> {
     let (written, rows) = output::merge(shards, out)?;
+    print!("{}", written.leftovers());
     println!(
         "merged {} shards, {} submissions: wrote {}, {} and their results.json files",
         shards.len(),

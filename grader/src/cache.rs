@@ -82,7 +82,7 @@ pub fn ensure(repository: &Path, template: &Suite, key: &str) -> Result<PathBuf,
         ..template.clone()
     };
     if let Some(sandbox) = suite.sandbox.as_mut() {
-        sandbox::hand_over(&[&target])?;
+        sandbox::hand_over(sandbox.worker, &[&target])?;
         sandbox.readable = vec![sandbox::real(&scratch)?];
     }
     let built = suite.build();

@@ -127,6 +127,12 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         .jobs
         .unwrap_or_else(default_jobs)
         .clamp(1, names.len().max(1));
+    if options.sandbox {
+        // Each worker its own account: said now, not midway through the class.
+        for worker in 1..=jobs {
+            sandbox::account_of(worker)?;
+        }
+    }
 
     // A folder per worker: its scratch copy, its test runs' /tmp and its
     // target directory, a copy of the dependency cache.
@@ -163,7 +169,7 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
             seeded += 1;
         }
         if options.sandbox {
-            sandbox::hand_over(&[&worker.target])?;
+            sandbox::hand_over(worker.number, &[&worker.target])?;
         }
     }
     if seeded > 0 {
@@ -261,8 +267,9 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
 }
 
 /// How many submissions a class grades at once unless told (`-j`): one per
-/// core, at most [`MAX_DEFAULT_JOBS`], and no more than the memory
-/// available allows at [`MEMORY_PER_JOB`] each. With the PostgreSQL or the
+/// core, at most [`MAX_DEFAULT_JOBS`], no more than the memory available
+/// allows at [`MEMORY_PER_JOB`] each, and, started by root, no more than
+/// there are accounts for the workers (`sandbox::account_of`). With the PostgreSQL or the
 /// etcd track graded, one: their claims time servers of their own (a lease
 /// that runs out, a leader killed), which two runs at once on a small
 /// machine would crowd.
@@ -273,7 +280,8 @@ pub fn default_jobs() -> usize {
     }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let by_memory = available_memory().map_or(1, |bytes| (bytes / MEMORY_PER_JOB) as usize);
-    cores.min(by_memory).clamp(1, MAX_DEFAULT_JOBS)
+    let most = cores.min(by_memory).clamp(1, MAX_DEFAULT_JOBS);
+    sandbox::accounts(most)
 }
 
 /// The most submissions graded at once by default.
@@ -295,6 +303,7 @@ fn available_memory() -> Option<u64> {
 
 /// One of the class's workers: its folders under `.work/NUMBER/`.
 struct Worker {
+    number: usize,
     scratch: PathBuf,
     tmp: PathBuf,
     target: PathBuf,
@@ -304,6 +313,7 @@ impl Worker {
     fn new(work: &Path, number: usize) -> Worker {
         let dir = work.join(number.to_string());
         Worker {
+            number,
             scratch: dir.join("repository"),
             tmp: dir.join("tmp"),
             target: dir.join("target"),
@@ -328,6 +338,7 @@ fn class_suite(options: &Options, repository: &Path, worker: &Worker) -> Result<
             // whose size is bounded, never into the scratch copy.
             readable: vec![sandbox::real(&worker.scratch)?],
             writable: Vec::new(),
+            worker: worker.number,
         })
     } else {
         None

@@ -50,36 +50,38 @@ pub const BY_POINTS: &str = "by-points.html";
 
 const STYLE: &str = "
 * { box-sizing: border-box; }
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1em 1.5em; color: #1b1b1b; }
-h1 { font-size: 1.4em; margin: 0.2em 0; } h2 { font-size: 1.15em; margin: 1.2em 0 0.4em; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 0.6em 1.2em; color: #1b1b1b; }
+p { margin: 0.3em 0; }
+h1 { font-size: 1.4em; margin: 0 0 0.2em; } h2 { font-size: 1.1em; margin: 0.6em 0 0.3em; }
 h3 { font-size: 1em; margin: 0 0 0.3em; }
 a { color: #0b4f9c; }
-nav { margin: 0.3em 0; }
+nav { margin: 0.2em 0; }
 p.sandbox-off { background: #f4b9b2; padding: 0.5em; }
 .legend span { padding: 0 0.5em; margin-right: 0.5em; }
 .pass { background: #bfe8c2; } .fail { background: #f4b9b2; } .error { background: #f7dd9c; }
 .unscored.pass { background: #e4f3e5; } .unscored.fail { background: #f8e2df; }
 .unscored.error { background: #fbf0d6; }
 .grid td.nocompile { background: #f7dd9c; text-align: left; font-weight: bold; padding-left: 1em; }
-.grid td.nocompile a { display: inline-block; position: sticky; left: 35.5em; }
+.grid td.nocompile a { display: inline-block; position: sticky; left: 39em; }
 .scroll { overflow: auto; max-height: calc(100vh - 1em); border: 1px solid #b8b8b8; }
 table { border-collapse: separate; border-spacing: 0; }
+.grid { font-size: 12px; }
 .grid th, .grid td { border-right: 1px solid #c8c8c8; border-bottom: 1px solid #c8c8c8;
-  padding: 0 4px; height: 24px; text-align: center; white-space: nowrap; }
+  padding: 0 4px; height: 18px; line-height: 16px; text-align: center; white-space: nowrap; }
 .grid td a { display: block; color: inherit; text-decoration: none; }
 .grid td a:hover, .grid td a:focus { text-decoration: underline; }
 .grid thead th { position: sticky; top: 0; z-index: 2; background: #eef0f3; }
-.grid thead tr.claims th { top: 24px; }
+.grid thead tr.claims th { top: 18px; }
 .grid th.lesson { border-left: 2px solid #8a8a8a; }
 .grid .first { border-left: 2px solid #8a8a8a; }
 .grid th.unscored-head { background: #f6f6f6; color: #555; font-weight: normal; }
 .grid .fixed { position: sticky; z-index: 1; background: #fff; overflow: hidden;
   text-overflow: ellipsis; }
 .grid thead .fixed, .grid tfoot .fixed { z-index: 3; background: #eef0f3; }
-.grid .c-name { left: 0; width: 16em; min-width: 16em; max-width: 16em; text-align: left; }
-.grid .c-points { left: 16em; width: 6.5em; min-width: 6.5em; max-width: 6.5em; text-align: right; }
-.grid .c-status { left: 22.5em; width: 8.5em; min-width: 8.5em; max-width: 8.5em; text-align: left; }
-.grid .c-flags { left: 31em; width: 3.5em; min-width: 3.5em; max-width: 3.5em;
+.grid .c-name { left: 0; width: 21em; min-width: 21em; max-width: 21em; text-align: left; }
+.grid .c-points { left: 21em; width: 5.5em; min-width: 5.5em; max-width: 5.5em; text-align: right; }
+.grid .c-status { left: 26.5em; width: 8em; min-width: 8em; max-width: 8em; text-align: left; }
+.grid .c-flags { left: 34.5em; width: 3.8em; min-width: 3.8em; max-width: 3.8em;
   border-right: 2px solid #8a8a8a; }
 .grid .c-label { left: 0; text-align: right; }
 tr.status-pass td.c-status { color: #1e6b27; } tr.status-fail td.c-status { color: #a3231a; }
@@ -202,24 +204,27 @@ fn class_page(rows: &[Row], sandbox: bool, order: Order) -> String {
     let _ = writeln!(page, "<h1>Class report: {} submissions</h1>", rows.len());
     if sandbox {
         page.push_str(
-            "<p class=\"sandbox-on\">Every build and test run went through the sandbox.</p>\n",
+            "<p><span class=\"sandbox-on\">Every build and test run went through the sandbox.</span> ",
         );
     } else {
         page.push_str(
             "<p class=\"sandbox-off\">Graded WITHOUT the sandbox (--no-sandbox): the code under \
-             test could read the reference and other submissions.</p>\n",
+             test could read the reference and other submissions.</p>\n<p>",
         );
     }
     let _ = writeln!(
         page,
-        "<nav class=\"noprint\">Sorted by <span id=\"sorted\">{}</span>. Sort by \
+        "<span class=\"noprint\">Sorted by <span id=\"sorted\">{}</span>; sort by \
          <a href=\"index.html\">name</a>, <a href=\"{BY_POINTS}\">points</a>, or a claim \
-         (its head: with JavaScript off, the claim's page lists who failed it).</nav>",
+         (its head; with JavaScript off, the claim's page lists who failed it).</span></p>",
         match order {
             Order::Name => "name",
             Order::Points => "points",
         }
     );
+    for (at, &track) in tracks().iter().enumerate() {
+        grid(&mut page, &sorted, track, at, order);
+    }
     page.push_str(
         "<p class=\"legend\"><span class=\"pass\">&#10003; pass</span>\
          <span class=\"fail\">&#10007; fail</span>\
@@ -227,9 +232,6 @@ fn class_page(rows: &[Row], sandbox: bool, order: Order) -> String {
          A cell leads to its verdict. The outlined rate is the claim the class passes least; \
          claims worth 0 points stand apart, at the right, and count in no pass rate of a lesson.</p>\n",
     );
-    for (at, &track) in tracks().iter().enumerate() {
-        grid(&mut page, &sorted, track, at, order);
-    }
     page.push_str("</body>\n</html>\n");
     page
 }

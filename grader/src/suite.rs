@@ -505,7 +505,7 @@ impl Suite {
                 processes: self
                     .sandbox
                     .as_ref()
-                    .and_then(|_| crate::sandbox::account().ok().flatten())
+                    .and_then(|sandbox| crate::sandbox::account_of(sandbox.worker).ok().flatten())
                     .map(|_| PROCESSES),
             }),
         }

@@ -30,6 +30,9 @@ const FORMAT: &str = "fencing-lab grade-cache 1";
 /// The file that marks a complete cache, and a seeded copy, with its key.
 const STAMP: &str = ".grade-cache-key";
 
+/// The file that says which tracks a cache was built for.
+const FEATURES: &str = ".grade-cache-features";
+
 /// Where the caches go: `target/grade-cache/` of the lab's checkout.
 pub fn root(repository: &Path) -> PathBuf {
     repository.join("target").join("grade-cache")
@@ -62,7 +65,12 @@ pub fn key(repository: &Path, features: &str) -> Result<String, String> {
 
 /// The complete cache for `key`, filled now (by building the untouched lab
 /// with `template`'s sandbox, features and limits) when there is none yet.
-pub fn ensure(repository: &Path, template: &Suite, key: &str) -> Result<PathBuf, String> {
+pub fn ensure(
+    repository: &Path,
+    template: &Suite,
+    key: &str,
+    features: &str,
+) -> Result<PathBuf, String> {
     let root = root(repository);
     let dir = root.join(key);
     if stamp_of(&dir).as_deref() == Some(key) {
@@ -104,8 +112,10 @@ pub fn ensure(repository: &Path, template: &Suite, key: &str) -> Result<PathBuf,
     }
     removed.map_err(|error| format!("cannot remove {}: {error}", scratch.display()))?;
     sandbox::reclaim(&target)?;
-    fs::write(target.join(STAMP), key)
-        .map_err(|error| format!("cannot write {}: {error}", target.join(STAMP).display()))?;
+    for (file, text) in [(FEATURES, features), (STAMP, key)] {
+        fs::write(target.join(file), text)
+            .map_err(|error| format!("cannot write {}: {error}", target.join(file).display()))?;
+    }
     // Another grade may have filled the same key meanwhile: either is good.
     if fs::rename(&target, &dir).is_err() && stamp_of(&dir).as_deref() != Some(key) {
         let _ = fs::remove_dir_all(&dir);
@@ -113,11 +123,13 @@ pub fn ensure(repository: &Path, template: &Suite, key: &str) -> Result<PathBuf,
             .map_err(|error| format!("cannot move the cache to {}: {error}", dir.display()))?;
     }
     let _ = fs::remove_dir_all(&fill);
-    // The caches of an older lock file or toolchain are of no more use.
+    // The caches of the same tracks for an older lock file or toolchain are
+    // of no more use; another track's stays.
     if let Ok(entries) = fs::read_dir(&root) {
         for entry in entries.flatten() {
             let path = entry.path();
-            if path != dir && stamp_of(&path).is_some() {
+            let same_tracks = fs::read_to_string(path.join(FEATURES)).is_ok_and(|f| f == features);
+            if path != dir && stamp_of(&path).is_some() && same_tracks {
                 let _ = fs::remove_dir_all(&path);
             }
         }

@@ -162,7 +162,7 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
              toolchain)… "
         ));
     }
-    let cache_dir = cache::ensure(&repository, &suites[0], &key)?;
+    let cache_dir = cache::ensure(&repository, &suites[0], &key, &features)?;
     let mut seeded = 0;
     for worker in &workers {
         if cache::seed(&cache_dir, &key, &worker.target)? {
@@ -184,6 +184,15 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
             cache_started.elapsed().as_secs_f64()
         ));
     }
+    progress(format_args!(
+        "grading {} submissions, {jobs} at once{}\n",
+        names.len(),
+        if options.jobs.is_some() {
+            " (-j)"
+        } else {
+            " (the default; -j to choose)"
+        }
+    ));
     // Links are followed within the class. A course author's own classes
     // (tests/class) also link into the lab's reference; a learner's must not.
     let mut allowed = vec![canonical(&options.submissions)?];

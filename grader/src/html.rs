@@ -62,7 +62,7 @@ p.sandbox-off { background: #f4b9b2; padding: 0.5em; }
 .unscored.pass { background: #e4f3e5; } .unscored.fail { background: #f8e2df; }
 .unscored.error { background: #fbf0d6; }
 .grid td.nocompile { background: #f7dd9c; text-align: left; font-weight: bold; padding-left: 1em; }
-.grid td.nocompile a { display: inline-block; position: sticky; left: 39em; }
+.grid td.nocompile a { display: inline-block; position: sticky; left: 39.5em; }
 .scroll { overflow: auto; max-height: calc(100vh - 1em); border: 1px solid #b8b8b8; }
 table { border-collapse: separate; border-spacing: 0; }
 .grid { font-size: 12px; }
@@ -78,10 +78,10 @@ table { border-collapse: separate; border-spacing: 0; }
 .grid .fixed { position: sticky; z-index: 1; background: #fff; overflow: hidden;
   text-overflow: ellipsis; }
 .grid thead .fixed, .grid tfoot .fixed { z-index: 3; background: #eef0f3; }
-.grid .c-name { left: 0; width: 21em; min-width: 21em; max-width: 21em; text-align: left; }
-.grid .c-points { left: 21em; width: 5.5em; min-width: 5.5em; max-width: 5.5em; text-align: right; }
-.grid .c-status { left: 26.5em; width: 8em; min-width: 8em; max-width: 8em; text-align: left; }
-.grid .c-flags { left: 34.5em; width: 3.8em; min-width: 3.8em; max-width: 3.8em;
+.grid .c-name { left: 0; width: 19em; min-width: 19em; max-width: 19em; text-align: left; }
+.grid .c-points { left: 19em; width: 6.5em; min-width: 6.5em; max-width: 6.5em; text-align: right; }
+.grid .c-status { left: 25.5em; width: 9.5em; min-width: 9.5em; max-width: 9.5em; text-align: left; }
+.grid .c-flags { left: 35em; width: 3.8em; min-width: 3.8em; max-width: 3.8em;
   border-right: 2px solid #8a8a8a; }
 .grid .c-label { left: 0; text-align: right; }
 tr.status-pass td.c-status { color: #1e6b27; } tr.status-fail td.c-status { color: #a3231a; }

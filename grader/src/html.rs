@@ -629,8 +629,13 @@ fn submission_page(row: &Row, results: &Value) -> String {
                 .and_then(|scores| scores.claims.iter().find(|(id, _, _)| id == claim.id))
                 .map_or(0, |(_, _, earned)| *earned);
             let key = claim_key(track, claim.id);
+            let nothing_ran = grader["error"].is_string()
+                && all
+                    .iter()
+                    .all(|claim| verdict(row, at, claim.id) == "error");
             let shown = match status.as_str() {
                 "pass" => "pass".to_owned(),
+                other if nothing_ran => format!("<a href=\"#error\">{}</a>", escape(other)),
                 other => format!("<a href=\"#fail-{}\">{}</a>", escape(&key), escape(other)),
             };
             let _ = writeln!(
@@ -655,6 +660,19 @@ fn submission_page(row: &Row, results: &Value) -> String {
             continue;
         }
         let _ = writeln!(page, "<h2>What did not pass: {}</h2>", escape(track.name()));
+        if failing.len() == all.len()
+            && grader["error"].is_string()
+            && failing
+                .iter()
+                .all(|claim| verdict(row, at, claim.id) == "error")
+        {
+            // Nothing ran: one line, not a block per claim saying so.
+            let _ = writeln!(
+                page,
+                "<p>No claim ran: <a href=\"#error\">see why above</a>.</p>"
+            );
+            continue;
+        }
         for claim in failing {
             let status = verdict(row, at, claim.id);
             let key = claim_key(track, claim.id);

@@ -754,7 +754,7 @@ fn claim_page(
     page.push_str("<nav><a href=\"../index.html\">&larr; the class</a></nav>\n");
     let _ = writeln!(
         page,
-        "<h1>{} {}: {}</h1>\n<p>{}, lesson {}: {}. Worth {} points{}.</p>",
+        "<h1>{} {}: {}</h1>\n<p>{}, lesson {}: {}. Worth {} point{}{}.</p>",
         escape(track.name()),
         escape(claim.id),
         escape(claim.text),
@@ -762,6 +762,7 @@ fn claim_page(
         escape(claim.lesson().id),
         escape(claim.lesson().title),
         claim.points,
+        if claim.points == 1 { "" } else { "s" },
         if claim.points == 0 {
             ": shown apart in the grid, in no total and no lesson's pass rate"
         } else {

@@ -163,6 +163,13 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         ));
     }
     let cache_dir = cache::ensure(&repository, &suites[0], &key, &features)?;
+    if cache_started.elapsed() > Duration::from_secs(1) {
+        progress(format_args!(
+            "built in {:.0} s\n",
+            cache_started.elapsed().as_secs_f64()
+        ));
+    }
+    let copy_started = Instant::now();
     let mut seeded = 0;
     for worker in &workers {
         if cache::seed(&cache_dir, &key, &worker.target)? {
@@ -181,7 +188,7 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
                 format!("{seeded} work folders")
             },
             cache_dir.display(),
-            cache_started.elapsed().as_secs_f64()
+            copy_started.elapsed().as_secs_f64()
         ));
     }
     progress(format_args!(

@@ -299,7 +299,13 @@ fn grid(page: &mut String, rows: &[&Row], track: Track, at: usize, order: Order)
         .collect();
     let all: Vec<&Claim> = scored.iter().chain(&unscored).copied().collect();
     let rates: Vec<usize> = all.iter().map(|claim| rate(rows, at, claim.id)).collect();
-    let hardest = rates[..scored.len()].iter().min().copied();
+    // The hardest claim stands out only where the claims' rates differ.
+    let scored_rates = &rates[..scored.len()];
+    let hardest = scored_rates
+        .iter()
+        .min()
+        .copied()
+        .filter(|least| scored_rates.iter().any(|rate| rate != least));
     let total = crate::claims::total_points_on(track);
     let sort_note = match order {
         Order::Name => "sorted by name",
@@ -375,7 +381,14 @@ fn grid(page: &mut String, rows: &[&Row], track: Track, at: usize, order: Order)
         } else {
             format!("{earned}/{total}")
         };
-        let status = if row.held { ON_HOLD } else { outcome(row) };
+        // On this track: a submission that lost only another track's
+        // claims passes here.
+        let (status, class) = match outcome(row) {
+            _ if row.held => (ON_HOLD, "error"),
+            "pass" | "fail" if earned == total => ("pass", "pass"),
+            "pass" | "fail" => ("fail", "fail"),
+            other => (other, "error"),
+        };
         let _ = write!(
             page,
             "<tr class=\"status-{}\" data-submission=\"{}\" data-points=\"{earned}\">\
@@ -383,7 +396,7 @@ fn grid(page: &mut String, rows: &[&Row], track: Track, at: usize, order: Order)
              <td class=\"fixed c-points\" data-points=\"{earned}\">{shown}</td>\
              <td class=\"fixed c-status\" title=\"{}\">{}</td>\
              <td class=\"fixed c-flags\">{}</td>",
-            escape(&row.status),
+            class,
             escape(&row.name),
             escape(&row.name),
             escape(&row.name),

@@ -1,10 +1,13 @@
 //! Batch grading: every folder of a submissions directory (or one shard of
-//! them), one after the other, in one scratch copy of the lab, each build
-//! and test run in the sandbox.
+//! them), by `-j N` workers at once (see [`default_jobs`]), each with its
+//! own scratch copy of the lab and target directory, each build and test
+//! run in the sandbox. The outputs are the same whatever the number of
+//! workers: they are written from the rows sorted by name.
 //!
-//! All submissions share one target directory, so the dependencies compile
-//! once per class (and once ever, as the work folder is kept in the output
-//! folder between runs). A submission's files are read, not executed, until
+//! The dependencies compile once per machine, into the dependency cache
+//! (`cache`), which each worker's target directory starts as a copy of; a
+//! worker's submissions then share its target directory, kept in the output
+//! folder's `.work/` between runs. A submission's files are read, not executed, until
 //! its tests run (`submission`); the scratch copy is made afresh for each
 //! (`scratch`); the outputs are written by `output`.
 //!
@@ -21,6 +24,8 @@ use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::claims::Track;
@@ -29,7 +34,7 @@ use crate::report::{self, Graded, Row};
 use crate::sandbox::{self, Sandbox};
 use crate::score::Score;
 use crate::suite::{Built, Suite};
-use crate::{flags, scratch, submission};
+use crate::{cache, flags, scratch, submission};
 
 /// Said in every report of a class graded with `--no-sandbox`.
 pub const NO_SANDBOX: &str = "graded WITHOUT the sandbox (--no-sandbox): the code under test \
@@ -56,6 +61,9 @@ pub struct Options {
     /// Submissions an instructor accepted despite what the review held
     /// (`--accept NAME`): their points count.
     pub accept: Vec<String>,
+    /// How many submissions are graded at once (`-j N`); `None` for
+    /// [`default_jobs`].
+    pub jobs: Option<usize>,
 }
 
 /// The lab's checkout: the workspace this grader belongs to.
@@ -115,14 +123,83 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     }
     let names = options.shard.slice(&class);
 
+    let jobs = options
+        .jobs
+        .unwrap_or_else(default_jobs)
+        .clamp(1, names.len().max(1));
+    if options.sandbox {
+        // Each worker its own account: said now, not midway through the class.
+        for worker in 1..=jobs {
+            sandbox::account_of(worker)?;
+        }
+    }
+
+    // A folder per worker: its scratch copy, its test runs' /tmp and its
+    // target directory, a copy of the dependency cache.
     let work = options.out.join(".work");
-    let (scratch_dir, tmp) = (work.join("repository"), work.join("tmp"));
-    let suite = class_suite(options, &repository, &work)?;
-    scratch::prepare(&repository, &scratch_dir)?;
-    suite.fetch()?;
+    // The single work folder of an older grader: its build is not ours.
+    for old in ["repository", "target", "tmp"] {
+        let _ = fs::remove_dir_all(work.join(old));
+    }
+    let workers: Vec<Worker> = (1..=jobs)
+        .map(|number| Worker::new(&work, number))
+        .collect();
+    let suites: Vec<Suite> = workers
+        .iter()
+        .map(|worker| class_suite(options, &repository, worker))
+        .collect::<Result<_, _>>()?;
+    scratch::prepare(&repository, &workers[0].scratch)?;
+    suites[0].fetch()?;
     if options.sandbox {
         sandbox::share_sources()?;
     }
+    let features = format!("{:?}", crate::score::tracks());
+    let key = cache::key(&repository, &features)?;
+    let cache_started = Instant::now();
+    if !cache::root(&repository).join(&key).exists() {
+        progress(format_args!(
+            "building the dependency cache from the untouched lab (once per lock file and \
+             toolchain)… "
+        ));
+    }
+    let cache_dir = cache::ensure(&repository, &suites[0], &key, &features)?;
+    if cache_started.elapsed() > Duration::from_secs(1) {
+        progress(format_args!(
+            "built in {:.0} s\n",
+            cache_started.elapsed().as_secs_f64()
+        ));
+    }
+    let copy_started = Instant::now();
+    let mut seeded = 0;
+    for worker in &workers {
+        if cache::seed(&cache_dir, &key, &worker.target)? {
+            seeded += 1;
+        }
+        if options.sandbox {
+            sandbox::hand_over(worker.number, &[&worker.target])?;
+        }
+    }
+    if seeded > 0 {
+        progress(format_args!(
+            "dependencies: {} copied from {} in {:.1} s\n",
+            if seeded == 1 {
+                "one work folder".to_owned()
+            } else {
+                format!("{seeded} work folders")
+            },
+            cache_dir.display(),
+            copy_started.elapsed().as_secs_f64()
+        ));
+    }
+    progress(format_args!(
+        "grading {} submissions, {jobs} at once{}\n",
+        names.len(),
+        if options.jobs.is_some() {
+            " (-j)"
+        } else {
+            " (the default; -j to choose)"
+        }
+    ));
     // Links are followed within the class. A course author's own classes
     // (tests/class) also link into the lab's reference; a learner's must not.
     let mut allowed = vec![canonical(&options.submissions)?];
@@ -131,60 +208,54 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         allowed.push(lab);
     }
 
-    let mut graded = Vec::new();
-    let mut last_built: Option<Vec<Vec<u8>>> = None;
-    for (index, name) in names.iter().enumerate() {
-        let started = Instant::now();
-        progress(format_args!("[{}/{}] {name}: ", index + 1, names.len()));
-        let folder = options.submissions.join(name);
-        // Afresh for each submission: one whose tests wrote into the scratch
-        // copy must not change the next one's tests. Costs no extra build,
-        // as the library and the suite are rebuilt for every submission.
-        scratch::prepare(&repository, &scratch_dir)?;
-        let context = Context {
-            repository: &repository,
-            scratch: &scratch_dir,
-            tmp: &tmp,
-            suite: &suite,
-            allowed: &allowed,
-            first: index == 0,
-            class: &class,
-        };
-        let mut submission =
-            grade_one(name, &folder, &context, &mut last_built).inspect_err(|_| {
-                progress(format_args!("stopped\n"));
-            })?;
-        submission.elapsed = started.elapsed();
-        submission.accepted = options.accept.contains(name);
-        if submission.held() {
-            submission.short = format!("on hold; {}", submission.short);
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let done: Mutex<Vec<Option<Graded>>> = Mutex::new(names.iter().map(|_| None).collect());
+    let trouble: Mutex<Option<String>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for (worker, suite) in workers.iter().zip(&suites) {
+            let context = Context {
+                repository: &repository,
+                worker,
+                suite,
+                allowed: &allowed,
+                class: &class,
+                streaming: jobs == 1,
+            };
+            let (next, stop, done, trouble, names) = (&next, &stop, &done, &trouble, &names);
+            scope.spawn(move || {
+                let mut last_built: Option<Vec<Vec<u8>>> = None;
+                while !stop.load(Ordering::SeqCst) {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(name) = names.get(index) else { break };
+                    let graded =
+                        grade_at(options, &context, index, names.len(), name, &mut last_built);
+                    match graded {
+                        Ok(graded) => {
+                            if let Ok(mut done) = done.lock() {
+                                done[index] = Some(graded);
+                            }
+                        }
+                        Err(error) => {
+                            stop.store(true, Ordering::SeqCst);
+                            if let Ok(mut trouble) = trouble.lock() {
+                                trouble.get_or_insert(error);
+                            }
+                        }
+                    }
+                }
+            });
         }
-        let points: Vec<String> = submission
-            .score
-            .tracks
-            .iter()
-            .map(|track| match track.track {
-                Track::Sqlite => format!("{}/{}", track.earned(), track.total()),
-                _ => format!(
-                    "{} {}/{}",
-                    track.track.name(),
-                    track.earned(),
-                    track.total()
-                ),
-            })
-            .collect();
-        progress(format_args!("done {}\n", points.join(", ")));
-        // Whatever the build or the run left in the scratch copy goes now,
-        // not when the next submission starts.
-        fs::remove_dir_all(&scratch_dir)
-            .map_err(|error| format!("cannot remove {}: {error}", scratch_dir.display()))?;
-        output::write_results(
-            &options.out,
-            &submission.name,
-            &report::results_json(&submission),
-        )?;
-        graded.push(submission);
+    });
+    if let Some(error) = trouble.into_inner().ok().flatten() {
+        return Err(error);
     }
+    let graded: Vec<Graded> = done
+        .into_inner()
+        .map_err(|_| "a grading worker panicked".to_owned())?
+        .into_iter()
+        .collect::<Option<_>>()
+        .ok_or_else(|| "a submission was left ungraded".to_owned())?;
 
     let rows: Vec<Row> = graded.iter().map(Row::of).collect();
     let written = output::write_class(&options.out, &class, options.shard, options.sandbox, &rows)?;
@@ -211,19 +282,68 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     })
 }
 
-/// How a class's submissions are built and run: in the work folder's
-/// scratch copy, with its target directory, in a sandbox that hides the lab,
-/// the class and the output folder (unless `--no-sandbox`).
-fn class_suite(options: &Options, repository: &Path, work: &Path) -> Result<Suite, String> {
-    let scratch_dir = work.join("repository");
-    let tmp = work.join("tmp");
-    let target = work.join("target");
-    for dir in [&scratch_dir, &target] {
-        fs::create_dir_all(dir)
-            .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+/// How many submissions a class grades at once unless told (`-j`): one per
+/// core, at most [`MAX_DEFAULT_JOBS`], no more than the memory available
+/// allows at [`MEMORY_PER_JOB`] each, and, started by root, no more than
+/// there are accounts for the workers (`sandbox::account_of`). With the PostgreSQL or the
+/// etcd track graded, one: their claims time servers of their own (a lease
+/// that runs out, a leader killed), which two runs at once on a small
+/// machine would crowd.
+pub fn default_jobs() -> usize {
+    let tracks = crate::score::tracks();
+    if tracks.contains(&Track::Postgres) || tracks.contains(&Track::Etcd) {
+        return 1;
     }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let by_memory = available_memory().map_or(1, |bytes| (bytes / MEMORY_PER_JOB) as usize);
+    let most = cores.min(by_memory).clamp(1, MAX_DEFAULT_JOBS);
+    sandbox::accounts(most)
+}
+
+/// The most submissions graded at once by default.
+const MAX_DEFAULT_JOBS: usize = 4;
+
+/// What one submission graded at a time may need: its build (rustc and the
+/// linker, a few hundred MB) and its test run, with room to spare.
+const MEMORY_PER_JOB: u64 = 2 << 30;
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes.
+fn available_memory() -> Option<u64> {
+    let meminfo = fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo
+        .lines()
+        .find(|line| line.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// One of the class's workers: its folders under `.work/NUMBER/`.
+struct Worker {
+    number: usize,
+    scratch: PathBuf,
+    tmp: PathBuf,
+    target: PathBuf,
+}
+
+impl Worker {
+    fn new(work: &Path, number: usize) -> Worker {
+        let dir = work.join(number.to_string());
+        Worker {
+            number,
+            scratch: dir.join("repository"),
+            tmp: dir.join("tmp"),
+            target: dir.join("target"),
+        }
+    }
+}
+
+/// How a worker's submissions are built and run: in its scratch copy, with
+/// its target directory, in a sandbox that hides the lab, the class and the
+/// output folder (unless `--no-sandbox`).
+fn class_suite(options: &Options, repository: &Path, worker: &Worker) -> Result<Suite, String> {
+    fs::create_dir_all(&worker.scratch)
+        .map_err(|error| format!("cannot create {}: {error}", worker.scratch.display()))?;
     let sandbox = if options.sandbox {
-        sandbox::hand_over(&[&target])?;
         Some(Sandbox {
             hidden: vec![
                 sandbox::real(repository)?,
@@ -232,24 +352,91 @@ fn class_suite(options: &Options, repository: &Path, work: &Path) -> Result<Suit
             ],
             // Read-only: a test run writes only into its private /tmp,
             // whose size is bounded, never into the scratch copy.
-            readable: vec![sandbox::real(&scratch_dir)?],
+            readable: vec![sandbox::real(&worker.scratch)?],
             writable: Vec::new(),
+            worker: worker.number,
         })
     } else {
         None
     };
     Ok(Suite {
-        dir: scratch_dir,
-        target_dir: target,
+        dir: worker.scratch.clone(),
+        target_dir: worker.target.clone(),
         solutions: false,
         postgres: crate::score::tracks().contains(&Track::Postgres),
         etcd: crate::score::tracks().contains(&Track::Etcd),
         interactive: false,
-        tmp_dir: Some(tmp),
+        tmp_dir: Some(worker.tmp.clone()),
         sandbox,
         build_limit: options.build_limit,
         test_limit: options.test_limit,
     })
+}
+
+/// The `index`-th submission of `count`, graded by the worker of `context`,
+/// its `results.json` written.
+fn grade_at(
+    options: &Options,
+    context: &Context<'_>,
+    index: usize,
+    count: usize,
+    name: &str,
+    last_built: &mut Option<Vec<Vec<u8>>>,
+) -> Result<Graded, String> {
+    let started = Instant::now();
+    let scratch_dir = &context.worker.scratch;
+    if context.streaming {
+        progress(format_args!("[{}/{count}] {name}: ", index + 1));
+    }
+    let folder = options.submissions.join(name);
+    // Afresh for each submission: one whose tests wrote into the scratch
+    // copy must not change the next one's tests. Costs no extra build,
+    // as the library and the suite are rebuilt for every submission.
+    scratch::prepare(context.repository, scratch_dir)?;
+    let mut submission = grade_one(name, &folder, context, last_built).inspect_err(|_| {
+        if context.streaming {
+            progress(format_args!("stopped\n"));
+        }
+    })?;
+    submission.elapsed = started.elapsed();
+    submission.accepted = options.accept.iter().any(|accepted| accepted == name);
+    if submission.held() {
+        submission.short = format!("on hold; {}", submission.short);
+    }
+    let points: Vec<String> = submission
+        .score
+        .tracks
+        .iter()
+        .map(|track| match track.track {
+            Track::Sqlite => format!("{}/{}", track.earned(), track.total()),
+            _ => format!(
+                "{} {}/{}",
+                track.track.name(),
+                track.earned(),
+                track.total()
+            ),
+        })
+        .collect();
+    if context.streaming {
+        progress(format_args!("done {}\n", points.join(", ")));
+    } else {
+        progress(format_args!(
+            "[{}/{count}] {name}: done {} ({:.1} s)\n",
+            index + 1,
+            points.join(", "),
+            submission.elapsed.as_secs_f64()
+        ));
+    }
+    // Whatever the build or the run left in the scratch copy goes now,
+    // not when the next submission starts.
+    fs::remove_dir_all(scratch_dir)
+        .map_err(|error| format!("cannot remove {}: {error}", scratch_dir.display()))?;
+    output::write_results(
+        &options.out,
+        &submission.name,
+        &report::results_json(&submission),
+    )?;
+    Ok(submission)
 }
 
 /// The summary on stdout: the table, the submissions on hold, the sandbox, the
@@ -278,8 +465,10 @@ fn say_summary(
             options.shard.index, options.shard.count, graded_here, class_size
         );
     }
+    print!("{}", written.leftovers());
     println!(
-        "wrote {}, {} and {} results.json files under {}",
+        "wrote {}, {} (the class report; a page per submission and per claim beside it) and {} \
+         results.json files under {}",
         written.gradebook.display(),
         written.index.display(),
         graded.len(),
@@ -290,12 +479,12 @@ fn say_summary(
 /// What every submission is graded with.
 struct Context<'a> {
     repository: &'a Path,
-    scratch: &'a Path,
-    tmp: &'a Path,
+    worker: &'a Worker,
     suite: &'a Suite,
     allowed: &'a [PathBuf],
-    first: bool,
     class: &'a [String],
+    /// One submission at a time: its steps are shown as they come.
+    streaming: bool,
 }
 
 /// One submission, from its files to its score. What goes wrong with the
@@ -342,18 +531,13 @@ fn grade_one(
         None => return Ok(graded),
     };
     for ((_, file), source) in files.iter().zip(&sources) {
-        scratch::write_source(&context.scratch.join(file), source)
+        scratch::write_source(&context.worker.scratch.join(file), source)
             .map_err(|error| format!("cannot write {file} into the scratch copy: {error}"))?;
     }
 
-    progress(format_args!(
-        "{}",
-        if context.first {
-            "building (the first build may compile the dependencies too)… "
-        } else {
-            "building… "
-        }
-    ));
+    if context.streaming {
+        progress(format_args!("building… "));
+    }
     let built = context.suite.build()?;
     let executable = match built {
         Built::Executable {
@@ -366,7 +550,7 @@ fn grade_one(
                 return Err(format!(
                     "cargo reused the previous build for {name}, whose files differ; \
                      is the clock of {} behind?",
-                    context.scratch.display()
+                    context.worker.scratch.display()
                 ));
             }
             *last_built = Some(sources);
@@ -394,14 +578,16 @@ fn grade_one(
         Built::Failed(reason) => return Err(format!("cannot build the lab's suite: {reason}")),
     };
 
-    progress(format_args!("testing… "));
+    if context.streaming {
+        progress(format_args!("testing… "));
+    }
     // Lab files a killed run left behind go with it, before the next run
     // (in the sandbox, its private /tmp goes with it anyway).
-    let _ = fs::remove_dir_all(context.tmp);
-    fs::create_dir_all(context.tmp)
-        .map_err(|error| format!("cannot create {}: {error}", context.tmp.display()))?;
+    let _ = fs::remove_dir_all(&context.worker.tmp);
+    fs::create_dir_all(&context.worker.tmp)
+        .map_err(|error| format!("cannot create {}: {error}", &context.worker.tmp.display()))?;
     let ran = context.suite.run(&executable)?;
-    let _ = fs::remove_dir_all(context.tmp);
+    let _ = fs::remove_dir_all(&context.worker.tmp);
     if ran.forged > 0 {
         graded.notes.push(format!(
             "{} lines on the verdict channel did not carry this run's key and were ignored: \

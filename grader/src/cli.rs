@@ -53,7 +53,9 @@ options:
   --out OUTDIR          where gradebook.csv, index.html (the class report),
                         class.json, <submission>/results.json and the reusable
                         work folder (.work/) go; one grade at a time, and never
-                        inside a submission
+                        inside a submission. The dependencies are built once
+                        per lock file and toolchain, into the lab's
+                        target/grade-cache/, and copied from there
   --shard K/N           grade only the K-th of N slices of the class (by name)
   --merge SHARD_OUT...  merge these shard output folders into OUTDIR
   --expect FILE         compare gradebook.csv with FILE byte for byte; exit 1 if
@@ -67,6 +69,11 @@ options:
                         review put it on hold (its source names what
                         grader/allowlist.txt does not have); read the lines
                         its report quotes first. May be given more than once
+  -j, --jobs N          grade N submissions at once, each in its own work
+                        folder (default: one per core, at most 4, and no more
+                        than free memory allows at 2 GiB each; 1 with
+                        --postgres or --etcd); the outputs are the same for
+                        every N
   --no-sandbox          run submissions without the sandbox, said in every
                         report (for machines where bubblewrap cannot run)
   -h, --help            print this text
@@ -128,6 +135,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     let mut merge: Option<Vec<PathBuf>> = None;
     let (mut hint, mut level, mut track) = (None::<String>, None, Track::Sqlite);
     let mut accept = Vec::new();
+    let mut jobs = None;
     while let Some(arg) = parser.next().map_err(message)? {
         match arg {
             Short('h') | Long("help") => return Ok(Mode::Help),
@@ -166,6 +174,18 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
                 track = Track::Etcd;
             }
             Long("no-sandbox") => sandbox = false,
+            Short('j') | Long("jobs") => {
+                let value = parser.value().map_err(message)?;
+                let text = value.to_string_lossy();
+                jobs = match text.parse::<usize>() {
+                    Ok(count @ 1..=64) => Some(count),
+                    _ => {
+                        return Err(format!(
+                            "-j takes a number of submissions from 1 to 64, not {text:?}"
+                        ));
+                    }
+                };
+            }
             Long("accept") => accept.push(
                 parser
                     .value()
@@ -223,6 +243,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
             sandbox,
             shard: shard.unwrap_or(Shard::WHOLE),
             accept,
+            jobs,
         })),
         (Some(_), None) => {
             Err("--submissions needs --out OUTDIR: where to write the gradebook".to_owned())

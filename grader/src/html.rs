@@ -1,71 +1,295 @@
-//! `index.html`, the class report: one self-contained page (its style
-//! inline; no script, font or image to fetch) with a grid of submissions by
-//! claims, grouped by lesson, per graded track. Each claim's and each
-//! lesson's class pass rate closes the grid, and the claim the class passes
-//! least is marked, so it stands out. Per submission: its points, status,
-//! the lines the review held and a link to its `results.json`.
+//! The class report: self-contained HTML pages (their style and their one
+//! small script inline; no font, image or script to fetch), readable with
+//! JavaScript off and printable.
 //!
-//! The page holds no timing and no date: the same class gives the same page.
+//! - `index.html`: per graded track, a grid of submissions by claims. Each
+//!   row starts with what stays in place while the claims scroll beside it:
+//!   the name, the points, the status and the flags. The claims worth points
+//!   come grouped by lesson; the claims worth 0 points (the load test) come
+//!   apart, after them, and count in no lesson's pass rate and in no
+//!   "hardest claim". Every cell links to its verdict on the submission's
+//!   page. A submission that does not compile shows that, in one cell, not
+//!   a "?" per claim.
+//! - `by-points.html`: the same, sorted by points. The column heads sort
+//!   the grid in place when JavaScript runs (by name, by points, by a claim:
+//!   its failures first); without it they lead to `index.html`,
+//!   `by-points.html` and the claim's page.
+//! - `NAME/index.html`: a submission's scorecard, its failures (step,
+//!   expected, got, hint, the output), its compiler error, the lines the
+//!   review held and its notes.
+//! - `claims/ID.html` (`claims/postgres-ID.html`, …): a claim's pass rate,
+//!   who did not pass it, and its distinct failure messages with counts.
+//!
+//! The pages are made from the class's rows and each submission's
+//! `results.json`, and hold no timing and no date: the same class gives the
+//! same pages, whether graded in one go, in shards, or with any `-j`.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::claims::{CLAIMS, LESSONS, Track};
-use crate::report::Row;
+use serde_json::Value;
+
+use crate::claims::{CLAIMS, Claim, LESSONS, Track};
+use crate::report::{ON_HOLD, Row, TrackRow};
 use crate::score::tracks;
 
+/// One page of the report: its path under the output folder, and its text.
+pub struct Page {
+    /// Relative to the output folder, `/`-separated.
+    pub path: String,
+    /// The HTML.
+    pub html: String,
+}
+
+/// The folder of the claims' pages; a submission cannot have its name
+/// (`submission::OUTPUT_NAMES`).
+pub const CLAIMS_FOLDER: &str = "claims";
+
+/// The page of the class sorted by points.
+pub const BY_POINTS: &str = "by-points.html";
+
 const STYLE: &str = "
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1b1b1b; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
-table { border-collapse: collapse; }
-th, td { border: 1px solid #c8c8c8; padding: 2px 6px; text-align: center; white-space: nowrap; }
-th.name, td.name { text-align: left; white-space: nowrap; }
-td.pass { background: #bfe8c2; } td.fail { background: #f4b9b2; }
-td.error { background: #f7dd9c; }
-td.rate { font-size: 0.85em; } td.hardest { outline: 3px solid #b3261e; font-weight: bold; }
-tr.status-pass td.status { color: #1e6b27; } tr.status-fail td.status { color: #a3231a; }
-tr.status-error td.status { color: #8a5a00; }
+* { box-sizing: border-box; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 0.6em 1.2em; color: #1b1b1b; }
+p { margin: 0.3em 0; }
+h1 { font-size: 1.4em; margin: 0 0 0.2em; } h2 { font-size: 1.1em; margin: 0.6em 0 0.3em; }
+h3 { font-size: 1em; margin: 0 0 0.3em; }
+a { color: #0b4f9c; }
+nav { margin: 0.2em 0; }
 p.sandbox-off { background: #f4b9b2; padding: 0.5em; }
 .legend span { padding: 0 0.5em; margin-right: 0.5em; }
+.pass { background: #bfe8c2; } .fail { background: #f4b9b2; } .error { background: #f7dd9c; }
+.unscored.pass { background: #e4f3e5; } .unscored.fail { background: #f8e2df; }
+.unscored.error { background: #fbf0d6; }
+.grid td.nocompile { background: #f7dd9c; text-align: left; font-weight: bold; padding-left: 1em; }
+.grid td.nocompile a { display: inline-block; position: sticky; left: 39.5em; }
+.scroll { overflow: auto; max-height: calc(100vh - 1em); border: 1px solid #b8b8b8; }
+table { border-collapse: separate; border-spacing: 0; }
+.grid { font-size: 12px; }
+.grid th, .grid td { border-right: 1px solid #c8c8c8; border-bottom: 1px solid #c8c8c8;
+  padding: 0 4px; height: 18px; line-height: 16px; text-align: center; white-space: nowrap; }
+.grid td a { display: block; color: inherit; text-decoration: none; }
+.grid td a:hover, .grid td a:focus { text-decoration: underline; }
+.grid thead th { position: sticky; top: 0; z-index: 2; background: #eef0f3; }
+.grid thead tr.claims th { top: 18px; }
+.grid th.lesson { border-left: 2px solid #8a8a8a; }
+.grid .first { border-left: 2px solid #8a8a8a; }
+.grid th.unscored-head { background: #f6f6f6; color: #555; font-weight: normal; }
+.grid .fixed { position: sticky; z-index: 1; background: #fff; overflow: hidden;
+  text-overflow: ellipsis; }
+.grid thead .fixed, .grid tfoot .fixed { z-index: 3; background: #eef0f3; }
+.grid .c-name { left: 0; width: 19em; min-width: 19em; max-width: 19em; text-align: left; }
+.grid .c-points { left: 19em; width: 6.5em; min-width: 6.5em; max-width: 6.5em; text-align: right; }
+.grid .c-status { left: 25.5em; width: 9.5em; min-width: 9.5em; max-width: 9.5em; text-align: left; }
+.grid .c-flags { left: 35em; width: 3.8em; min-width: 3.8em; max-width: 3.8em;
+  border-right: 2px solid #8a8a8a; }
+.grid .c-label { left: 0; text-align: right; }
+tr.status-pass td.c-status { color: #1e6b27; } tr.status-fail td.c-status { color: #a3231a; }
+tr.status-error td.c-status { color: #8a5a00; }
+.grid tfoot td, .grid tfoot th { background: #f7f7f7; font-size: 0.85em; }
+.grid td.hardest { outline: 3px solid #b3261e; outline-offset: -3px; font-weight: bold; }
+.grid td.rate.unscored { color: #777; font-style: italic; }
+table.card, table.list { border-collapse: collapse; margin: 0.3em 0; }
+table.card th, table.card td, table.list th, table.list td { border: 1px solid #c8c8c8;
+  padding: 2px 6px; text-align: left; vertical-align: top; }
+section.failure { border: 1px solid #c8c8c8; border-left: 5px solid #b3261e; padding: 0.5em 0.8em;
+  margin: 0.8em 0; }
+section.failure.noresult { border-left-color: #c08a00; }
+dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: 0.1em 0.8em; margin: 0.4em 0; }
+dl.fields dt { font-weight: bold; } dl.fields dd { margin: 0; }
+pre { margin: 0; white-space: pre-wrap; font: 12.5px/1.35 ui-monospace, monospace; }
+pre.block { background: #f6f6f6; border: 1px solid #ddd; padding: 0.5em; }
+.muted { color: #666; }
+@media print {
+  @page { size: landscape; margin: 1cm; }
+  body { margin: 0; font-size: 9px; }
+  nav, .noprint { display: none; }
+  .scroll { overflow: visible; max-height: none; border: none; }
+  .grid .fixed, .grid thead th { position: static; }
+  .grid th, .grid td { height: auto; padding: 0 2px; }
+  section.failure { break-inside: avoid; }
+  a { color: inherit; text-decoration: none; }
+}
 ";
 
-/// The class report.
-pub fn class_report(rows: &[Row], sandbox: bool) -> String {
-    let mut page = String::new();
+/// Sorts a grid in place when a column head is clicked; without it the
+/// heads are plain links to the pre-sorted pages.
+const SCRIPT: &str = "
+document.querySelectorAll('table.grid a[data-sort]').forEach(function (head) {
+  head.addEventListener('click', function (event) {
+    event.preventDefault();
+    var key = head.getAttribute('data-sort');
+    var body = head.closest('table').tBodies[0];
+    var rank = function (row) {
+      if (key === 'name') return 0;
+      if (key === 'points') return -Number(row.getAttribute('data-points'));
+      var cell = row.querySelector('td[data-claim=\"' + key + '\"]');
+      if (!cell) return 1;
+      return cell.classList.contains('fail') ? 0 : cell.classList.contains('pass') ? 2 : 1;
+    };
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      return rank(a) - rank(b) || (a.getAttribute('data-submission') <
+        b.getAttribute('data-submission') ? -1 : 1);
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+    var note = document.getElementById('sorted');
+    if (note) note.textContent = 'sorted by ' + (key === 'name' || key === 'points' ? key :
+      'claim ' + key + ', its failures first');
+  });
+});
+";
+
+/// Every page of the report. `details` holds each submission's
+/// `results.json`, by name (a name without one gets pages from its row).
+pub fn pages(rows: &[Row], details: &BTreeMap<String, Value>, sandbox: bool) -> Vec<Page> {
+    let mut pages = vec![
+        Page {
+            path: "index.html".to_owned(),
+            html: class_page(rows, sandbox, Order::Name),
+        },
+        Page {
+            path: BY_POINTS.to_owned(),
+            html: class_page(rows, sandbox, Order::Points),
+        },
+    ];
+    let empty = Value::Null;
+    for row in rows {
+        let results = details.get(&row.name).unwrap_or(&empty);
+        pages.push(Page {
+            path: format!("{}/index.html", row.name),
+            html: submission_page(row, results),
+        });
+    }
+    for (at, &track) in tracks().iter().enumerate() {
+        for claim in CLAIMS.iter().filter(|claim| claim.on(track)) {
+            pages.push(Page {
+                path: format!("{CLAIMS_FOLDER}/{}.html", claim_key(track, claim.id)),
+                html: claim_page(rows, details, track, at, claim),
+            });
+        }
+    }
+    pages
+}
+
+/// The order of the class's rows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Order {
+    Name,
+    Points,
+}
+
+/// The start of every page: its title and style, and `script` when given.
+fn head(page: &mut String, title: &str, script: bool) {
     page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    page.push_str("<title>fencing-lab: class report</title>\n");
-    let _ = writeln!(page, "<style>{STYLE}</style>\n</head>\n<body>");
+    let _ = writeln!(page, "<title>{}</title>", escape(title));
+    let _ = writeln!(page, "<style>{STYLE}</style>");
+    if script {
+        let _ = writeln!(
+            page,
+            "<script>\n'use strict';\naddEventListener('DOMContentLoaded', function () {{{SCRIPT}}});\n</script>"
+        );
+    }
+    page.push_str("</head>\n<body>\n");
+}
+
+/// `index.html` or `by-points.html`.
+fn class_page(rows: &[Row], sandbox: bool, order: Order) -> String {
+    let mut sorted: Vec<&Row> = rows.iter().collect();
+    if order == Order::Points {
+        sorted.sort_by(|a, b| points(b).cmp(&points(a)).then_with(|| a.name.cmp(&b.name)));
+    }
+    let mut page = String::new();
+    head(&mut page, "fencing-lab: class report", true);
     let _ = writeln!(page, "<h1>Class report: {} submissions</h1>", rows.len());
     if sandbox {
         page.push_str(
-            "<p class=\"sandbox-on\">Every build and test run went through the sandbox.</p>\n",
+            "<p><span class=\"sandbox-on\">Every build and test run went through the sandbox.</span> ",
         );
     } else {
         page.push_str(
             "<p class=\"sandbox-off\">Graded WITHOUT the sandbox (--no-sandbox): the code under \
-             test could read the reference and other submissions.</p>\n",
+             test could read the reference and other submissions.</p>\n<p>",
         );
     }
-    page.push_str(
-        "<p class=\"legend\"><span style=\"background:#bfe8c2\">&#10003; pass</span>\
-         <span style=\"background:#f4b9b2\">&#10007; fail</span>\
-         <span style=\"background:#f7dd9c\">? no result</span> \
-         the outlined rate is the claim the class passes least.</p>\n",
+    let _ = writeln!(
+        page,
+        "<span class=\"noprint\">Sorted by <span id=\"sorted\">{}</span>; sort by \
+         <a href=\"index.html\">name</a>, <a href=\"{BY_POINTS}\">points</a>, or a claim \
+         (its head; with JavaScript off, the claim's page lists who failed it).</span></p>",
+        match order {
+            Order::Name => "name",
+            Order::Points => "points",
+        }
     );
     for (at, &track) in tracks().iter().enumerate() {
-        grid(&mut page, rows, track, at);
+        grid(&mut page, &sorted, track, at, order);
     }
+    page.push_str(
+        "<p class=\"legend\"><span class=\"pass\">&#10003; pass</span>\
+         <span class=\"fail\">&#10007; fail</span>\
+         <span class=\"error\">? no result</span> \
+         A cell leads to its verdict. The outlined rate is the claim the class passes least; \
+         claims worth 0 points stand apart, at the right, and count in no pass rate of a lesson.</p>\n",
+    );
     page.push_str("</body>\n</html>\n");
     page
 }
 
+/// The claims of `track`: those worth points, then those worth none.
+fn claims_on(track: Track) -> (Vec<&'static Claim>, Vec<&'static Claim>) {
+    CLAIMS
+        .iter()
+        .filter(|claim| claim.on(track))
+        .partition(|claim| claim.points > 0)
+}
+
+/// A claim's verdict for a row: `pass`, `fail` or `error`.
+fn verdict(row: &Row, at: usize, id: &str) -> String {
+    row.tracks
+        .get(at)
+        .and_then(|track| track.claims.iter().find(|(claim, _, _)| claim == id))
+        .map_or_else(|| "error".to_owned(), |(_, status, _)| status.clone())
+}
+
+/// The points of a row, all tracks together.
+fn points(row: &Row) -> u32 {
+    row.tracks.iter().map(TrackRow::earned).sum()
+}
+
+/// What the run came to, in a few words: `pass`, `fail`, `does not
+/// compile`, `timed out`, …
+fn outcome(row: &Row) -> &str {
+    let short = row.short.strip_prefix("on hold; ").unwrap_or(&row.short);
+    if short.starts_with("fail") {
+        "fail"
+    } else {
+        short
+    }
+}
+
+/// A claim's id on a track, as the pages name it: `L2.7`, `postgres-L2.7`.
+fn claim_key(track: Track, id: &str) -> String {
+    match track {
+        Track::Sqlite => id.to_owned(),
+        _ => format!("{}-{id}", track.key()),
+    }
+}
+
+/// Of `rows`, how many pass `id` on the track at `at`.
+fn rate(rows: &[&Row], at: usize, id: &str) -> usize {
+    rows.iter()
+        .filter(|row| verdict(row, at, id) == "pass")
+        .count()
+}
+
 /// One track's grid.
-fn grid(page: &mut String, rows: &[Row], track: Track, at: usize) {
-    let claims: Vec<&crate::claims::Claim> =
-        CLAIMS.iter().filter(|claim| claim.on(track)).collect();
+fn grid(page: &mut String, rows: &[&Row], track: Track, at: usize, order: Order) {
+    let (scored, unscored) = claims_on(track);
     let lessons: Vec<(&str, &str, usize)> = LESSONS
         .iter()
         .map(|lesson| {
-            let count = claims
+            let count = scored
                 .iter()
                 .filter(|claim| claim.lesson().id == lesson.id)
                 .count();
@@ -73,129 +297,597 @@ fn grid(page: &mut String, rows: &[Row], track: Track, at: usize) {
         })
         .filter(|(_, _, count)| *count > 0)
         .collect();
-    let cell = |row: &Row, id: &str| -> Option<String> {
-        row.tracks
-            .get(at)
-            .and_then(|track| track.claims.iter().find(|(claim, _, _)| claim == id))
-            .map(|(_, status, _)| status.clone())
+    let all: Vec<&Claim> = scored.iter().chain(&unscored).copied().collect();
+    let rates: Vec<usize> = all.iter().map(|claim| rate(rows, at, claim.id)).collect();
+    // The hardest claim stands out only where the claims' rates differ.
+    let scored_rates = &rates[..scored.len()];
+    let hardest = scored_rates
+        .iter()
+        .min()
+        .copied()
+        .filter(|least| scored_rates.iter().any(|rate| rate != least));
+    let total = crate::claims::total_points_on(track);
+    let sort_note = match order {
+        Order::Name => "sorted by name",
+        Order::Points => "sorted by points",
     };
-    // Each claim's pass rate over the class.
-    let rates: Vec<(usize, usize)> = claims
-        .iter()
-        .map(|claim| {
-            let passed = rows
-                .iter()
-                .filter(|row| cell(row, claim.id).as_deref() == Some("pass"))
-                .count();
-            (passed, rows.len())
-        })
-        .collect();
-    let hardest = rates
-        .iter()
-        .zip(&claims)
-        .filter(|(_, claim)| claim.points > 0)
-        .map(|((passed, _), _)| *passed)
-        .min();
 
     let _ = writeln!(
         page,
-        "<h2>{}</h2>\n<table class=\"grid\" data-track=\"{}\">",
+        "<h2>{}</h2>\n<div class=\"scroll\">\n<table class=\"grid\" data-track=\"{}\" \
+         aria-label=\"{} claims, {sort_note}\">",
         escape(track.name()),
-        track.key()
+        track.key(),
+        escape(track.name()),
     );
-    page.push_str("<thead>\n<tr><th class=\"name\" rowspan=\"2\">submission</th>");
+    page.push_str(
+        "<thead>\n<tr><th class=\"fixed c-name\" rowspan=\"2\">\
+         <a href=\"index.html\" data-sort=\"name\">submission</a></th>",
+    );
+    let _ = write!(
+        page,
+        "<th class=\"fixed c-points\" rowspan=\"2\">\
+         <a href=\"{BY_POINTS}\" data-sort=\"points\">points</a></th>\
+         <th class=\"fixed c-status\" rowspan=\"2\">status</th>\
+         <th class=\"fixed c-flags\" rowspan=\"2\" title=\"lines the review held\">flags</th>"
+    );
     for (id, title, count) in &lessons {
         let _ = write!(
             page,
-            "<th colspan=\"{count}\" title=\"{}\">{}</th>",
+            "<th class=\"lesson\" colspan=\"{count}\" title=\"{}\">{}</th>",
             escape(title),
             escape(id)
         );
     }
-    page.push_str(
-        "<th rowspan=\"2\">points</th><th rowspan=\"2\">status</th>\
-         <th rowspan=\"2\">flags</th><th rowspan=\"2\">results</th></tr>\n<tr>",
-    );
-    for claim in &claims {
+    if !unscored.is_empty() {
         let _ = write!(
             page,
-            "<th title=\"{}\">{}</th>",
+            "<th class=\"lesson unscored-head\" colspan=\"{}\" \
+             title=\"worth 0 points: in no total and no lesson's pass rate\">0 points</th>",
+            unscored.len()
+        );
+    }
+    page.push_str("</tr>\n<tr class=\"claims\">");
+    for (index, claim) in all.iter().enumerate() {
+        let first =
+            index == 0 || index == scored.len() || all[index - 1].lesson().id != claim.lesson().id;
+        let label = if claim.points > 0 {
+            claim
+                .id
+                .split_once('.')
+                .map_or(claim.id, |(_, number)| number)
+        } else {
+            claim.id
+        };
+        let _ = write!(
+            page,
+            "<th{} title=\"{}: {} ({} points)\"><a href=\"{CLAIMS_FOLDER}/{}.html\" \
+             data-sort=\"{}\">{}</a></th>",
+            if first { " class=\"first\"" } else { "" },
+            escape(claim.id),
             escape(claim.text),
-            escape(claim.id)
+            claim.points,
+            url_segment(&claim_key(track, claim.id)),
+            escape(claim.id),
+            escape(label)
         );
     }
     page.push_str("</tr>\n</thead>\n<tbody>\n");
-    let total = crate::claims::total_points_on(track);
     for row in rows {
-        let _ = write!(
-            page,
-            "<tr class=\"status-{}\" data-submission=\"{}\"><td class=\"name\">{}</td>",
-            escape(&row.status),
-            escape(&row.name),
-            escape(&row.name)
-        );
-        for claim in &claims {
-            let status = cell(row, claim.id).unwrap_or_else(|| "error".to_owned());
-            let mark = match status.as_str() {
-                "pass" => "&#10003;",
-                "fail" => "&#10007;",
-                _ => "?",
-            };
-            let _ = write!(
-                page,
-                "<td class=\"{}\" data-claim=\"{}\" title=\"{} {}: {}\">{mark}</td>",
-                escape(&status),
-                escape(claim.id),
-                escape(&row.name),
-                escape(claim.id),
-                escape(&status)
-            );
-        }
-        let earned = row.tracks.get(at).map_or(0, |track| track.earned());
-        let points = if row.held {
-            format!("{} ({earned}/{total})", crate::report::ON_HOLD)
+        let link = url_segment(&row.name);
+        let earned = row.tracks.get(at).map_or(0, TrackRow::earned);
+        let shown = if row.held {
+            format!("held {earned}/{total}")
         } else {
             format!("{earned}/{total}")
         };
-        let _ = writeln!(
-            page,
-            "<td class=\"points\">{points}</td><td class=\"status\">{}</td>\
-             <td class=\"flags\">{}</td>\
-             <td><a href=\"{}/results.json\">results</a></td></tr>",
-            escape(&row.short),
-            row.flags,
-            escape(&url_segment(&row.name))
-        );
-    }
-    page.push_str("</tbody>\n<tfoot>\n<tr><th class=\"name\">claim pass rate</th>");
-    for ((passed, of), claim) in rates.iter().zip(&claims) {
-        let class = if Some(*passed) == hardest && claim.points > 0 {
-            "rate hardest"
-        } else {
-            "rate"
+        // On this track: a submission that lost only another track's
+        // claims passes here.
+        let (status, class) = match outcome(row) {
+            _ if row.held => (ON_HOLD, "error"),
+            "pass" | "fail" if earned == total => ("pass", "pass"),
+            "pass" | "fail" => ("fail", "fail"),
+            other => (other, "error"),
         };
         let _ = write!(
             page,
-            "<td class=\"{class}\" data-claim=\"{}\">{}</td>",
+            "<tr class=\"status-{}\" data-submission=\"{}\" data-points=\"{earned}\">\
+             <td class=\"fixed c-name\" title=\"{}\"><a href=\"{link}/index.html\">{}</a></td>\
+             <td class=\"fixed c-points\" data-points=\"{earned}\">{shown}</td>\
+             <td class=\"fixed c-status\" title=\"{}\">{}</td>\
+             <td class=\"fixed c-flags\">{}</td>",
+            class,
+            escape(&row.name),
+            escape(&row.name),
+            escape(&row.name),
+            escape(&row.short),
+            escape(status),
+            match row.flags {
+                0 => "0".to_owned(),
+                flags => format!("<a href=\"{link}/index.html#flags\">{flags}</a>"),
+            }
+        );
+        let nothing_ran = all
+            .iter()
+            .all(|claim| verdict(row, at, claim.id) == "error");
+        let word = outcome(row);
+        if nothing_ran && word != "pass" && !word.is_empty() {
+            // A compile error (or a build that timed out): one cell that
+            // says so, leading to the compiler's words.
+            let _ = write!(
+                page,
+                "<td class=\"nocompile first\" colspan=\"{}\">\
+                 <a href=\"{link}/index.html#error\">{}</a></td>",
+                all.len(),
+                escape(word)
+            );
+        } else {
+            for (index, claim) in all.iter().enumerate() {
+                let status = verdict(row, at, claim.id);
+                let mark = match status.as_str() {
+                    "pass" => "&#10003;",
+                    "fail" => "&#10007;",
+                    _ => "?",
+                };
+                let anchor = if status == "pass" { "claim" } else { "fail" };
+                let mut class = status.clone();
+                if claim.points == 0 {
+                    class.push_str(" unscored");
+                }
+                if index == 0
+                    || index == scored.len()
+                    || all[index - 1].lesson().id != claim.lesson().id
+                {
+                    class.push_str(" first");
+                }
+                let _ = write!(
+                    page,
+                    "<td class=\"{class}\" data-claim=\"{}\"><a href=\"{link}/index.html#{anchor}-{}\" \
+                     title=\"{} {}: {status}\">{mark}</a></td>",
+                    escape(claim.id),
+                    escape(&claim_key(track, claim.id)),
+                    escape(&row.name),
+                    escape(claim.id),
+                );
+            }
+        }
+        page.push_str("</tr>\n");
+    }
+    page.push_str(
+        "</tbody>\n<tfoot>\n<tr><th class=\"fixed c-label\" colspan=\"4\">claim pass rate</th>",
+    );
+    for (index, (claim, passed)) in all.iter().zip(&rates).enumerate() {
+        let mut class = "rate".to_owned();
+        if claim.points == 0 {
+            class.push_str(" unscored");
+        } else if Some(*passed) == hardest {
+            class.push_str(" hardest");
+        }
+        if index == 0 || index == scored.len() || all[index - 1].lesson().id != claim.lesson().id {
+            class.push_str(" first");
+        }
+        let _ = write!(
+            page,
+            "<td class=\"{class}\" data-claim=\"{}\" title=\"{}: {passed} of {} pass{}\">{}</td>",
             escape(claim.id),
-            percent(*passed, *of)
+            escape(claim.id),
+            rows.len(),
+            if claim.points == 0 {
+                "; worth 0 points, in no lesson's rate"
+            } else {
+                ""
+            },
+            percent(*passed, rows.len())
         );
     }
-    page.push_str("<td colspan=\"4\"></td></tr>\n<tr><th class=\"name\">lesson pass rate</th>");
+    page.push_str("</tr>\n<tr><th class=\"fixed c-label\" colspan=\"4\">lesson pass rate</th>");
     for (id, _, count) in &lessons {
-        let (passed, of) = claims
+        let passed: usize = scored
             .iter()
             .zip(&rates)
             .filter(|(claim, _)| claim.lesson().id == *id)
-            .fold((0, 0), |(p, o), (_, (passed, of))| (p + passed, o + of));
+            .map(|(_, passed)| passed)
+            .sum();
         let _ = write!(
             page,
-            "<td class=\"rate\" colspan=\"{count}\" data-lesson=\"{}\">{}</td>",
+            "<td class=\"rate first\" colspan=\"{count}\" data-lesson=\"{}\">{}</td>",
             escape(id),
-            percent(passed, of)
+            percent(passed, count * rows.len())
         );
     }
-    page.push_str("<td colspan=\"4\"></td></tr>\n</tfoot>\n</table>\n");
+    if !unscored.is_empty() {
+        let _ = write!(
+            page,
+            "<td class=\"rate unscored first\" colspan=\"{}\">not counted</td>",
+            unscored.len()
+        );
+    }
+    page.push_str("</tr>\n</tfoot>\n</table>\n</div>\n");
+}
+
+/// A failure message's parts: the lines before its fields, and its fields
+/// (`step`, `expected`, `got`, `open`, `hint`, `more`), each with the
+/// lines indented under it.
+fn fields(message: &str) -> (Vec<&str>, Vec<(&str, String)>) {
+    let mut preface = Vec::new();
+    let mut fields: Vec<(&str, String)> = Vec::new();
+    for line in message.lines() {
+        let field = line
+            .strip_prefix("  ")
+            .filter(|rest| !rest.starts_with(' '))
+            .and_then(|rest| rest.split_once(':'))
+            .filter(|(label, _)| {
+                !label.is_empty()
+                    && label.len() <= 10
+                    && label.chars().all(|c| c.is_ascii_lowercase())
+            });
+        match (field, fields.last_mut()) {
+            (Some((label, value)), _) => fields.push((label, value.trim().to_owned())),
+            (None, Some((_, value))) if line.starts_with("   ") => {
+                value.push('\n');
+                value.push_str(line.trim_start());
+            }
+            (None, None) => preface.push(line),
+            (None, Some((_, value))) => {
+                value.push('\n');
+                value.push_str(line);
+            }
+        }
+    }
+    (preface, fields)
+}
+
+/// The `results.json` entry of a claim on a track.
+fn test_of<'a>(results: &'a Value, track: Track, id: &str) -> Option<&'a Value> {
+    let start = match track {
+        Track::Sqlite => format!("{id} "),
+        _ => format!("{}: {id} ", track.name()),
+    };
+    results["tests"].as_array()?.iter().find(|test| {
+        test["name"]
+            .as_str()
+            .is_some_and(|name| name.starts_with(&start))
+    })
+}
+
+/// A submission's page.
+fn submission_page(row: &Row, results: &Value) -> String {
+    let mut page = String::new();
+    head(&mut page, &format!("fencing-lab: {}", row.name), false);
+    page.push_str("<nav><a href=\"../index.html\">&larr; the class</a></nav>\n");
+    let _ = writeln!(page, "<h1>{}</h1>", escape(&row.name));
+    let grader = &results["grader"];
+    let points: Vec<String> = tracks()
+        .iter()
+        .zip(&row.tracks)
+        .map(|(track, scores)| {
+            format!(
+                "{} {}/{}",
+                track.name(),
+                scores.earned(),
+                crate::claims::total_points_on(*track)
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        page,
+        "<p class=\"summary\"><strong class=\"status-{}\">{}</strong> &middot; {}{}</p>",
+        escape(&row.status),
+        escape(&row.short),
+        escape(&points.join(", ")),
+        if row.held {
+            " &middot; <strong>on hold</strong>: its points are not in the total until an \
+             instructor reads the lines below and accepts it (<code>--accept NAME</code>)"
+        } else {
+            ""
+        }
+    );
+    if let Some(error) = grader["error"].as_str() {
+        let title = if row.short.ends_with("does not compile") {
+            "Compiler error"
+        } else {
+            "Why it was not graded in full"
+        };
+        let _ = writeln!(
+            page,
+            "<section id=\"error\"><h2>{title}</h2><pre class=\"block\">{}</pre></section>",
+            escape(error)
+        );
+    }
+    let flags: Vec<&str> = grader["flags"]
+        .as_array()
+        .map(|flags| flags.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !flags.is_empty() {
+        let accepted = grader["accepted"].as_bool().unwrap_or(false);
+        let _ = writeln!(
+            page,
+            "<section id=\"flags\"><h2>Flags: {} lines the review held</h2><p>{}</p>\
+             <pre class=\"block\">{}</pre></section>",
+            flags.len(),
+            if accepted {
+                "Accepted by the instructor (--accept), though its source names what the \
+                 allowlist (grader/allowlist.txt) does not have:"
+            } else {
+                "Its source names what the allowlist (grader/allowlist.txt) does not have:"
+            },
+            escape(&flags.join("\n"))
+        );
+    }
+    let notes: Vec<&str> = grader["notes"]
+        .as_array()
+        .map(|notes| notes.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !notes.is_empty() {
+        page.push_str("<section id=\"notes\"><h2>Notes</h2><ul>\n");
+        for note in notes {
+            let _ = writeln!(page, "<li><pre>{}</pre></li>", escape(note));
+        }
+        page.push_str("</ul></section>\n");
+    }
+    for (at, &track) in tracks().iter().enumerate() {
+        let (scored, unscored) = claims_on(track);
+        let all: Vec<&Claim> = scored.iter().chain(&unscored).copied().collect();
+        let _ = writeln!(
+            page,
+            "<h2>Scorecard: {}</h2>\n<table class=\"card\">\n<tr><th>claim</th><th>statement</th>\
+             <th>points</th><th>verdict</th></tr>",
+            escape(track.name())
+        );
+        for claim in &all {
+            let status = verdict(row, at, claim.id);
+            let earned = row
+                .tracks
+                .get(at)
+                .and_then(|scores| scores.claims.iter().find(|(id, _, _)| id == claim.id))
+                .map_or(0, |(_, _, earned)| *earned);
+            let key = claim_key(track, claim.id);
+            let nothing_ran = grader["error"].is_string()
+                && all
+                    .iter()
+                    .all(|claim| verdict(row, at, claim.id) == "error");
+            let shown = match status.as_str() {
+                "pass" => "pass".to_owned(),
+                other if nothing_ran => format!("<a href=\"#error\">{}</a>", escape(other)),
+                other => format!("<a href=\"#fail-{}\">{}</a>", escape(&key), escape(other)),
+            };
+            let _ = writeln!(
+                page,
+                "<tr id=\"claim-{}\"><td><a href=\"../{CLAIMS_FOLDER}/{}.html\">{}</a></td>\
+                 <td>{}</td><td>{earned}/{}</td><td class=\"{}{}\">{shown}</td></tr>",
+                escape(&key),
+                url_segment(&key),
+                escape(claim.id),
+                escape(claim.text),
+                claim.points,
+                escape(&status),
+                if claim.points == 0 { " unscored" } else { "" },
+            );
+        }
+        page.push_str("</table>\n");
+        let failing: Vec<&&Claim> = all
+            .iter()
+            .filter(|claim| verdict(row, at, claim.id) != "pass")
+            .collect();
+        if failing.is_empty() {
+            continue;
+        }
+        let _ = writeln!(page, "<h2>What did not pass: {}</h2>", escape(track.name()));
+        if failing.len() == all.len()
+            && grader["error"].is_string()
+            && failing
+                .iter()
+                .all(|claim| verdict(row, at, claim.id) == "error")
+        {
+            // Nothing ran: one line, not a block per claim saying so.
+            let _ = writeln!(
+                page,
+                "<p>No claim ran: <a href=\"#error\">see why above</a>.</p>"
+            );
+            continue;
+        }
+        for claim in failing {
+            let status = verdict(row, at, claim.id);
+            let key = claim_key(track, claim.id);
+            let test = test_of(results, track, claim.id);
+            let message = test
+                .and_then(|test| test["message"].as_str())
+                .unwrap_or("no result: see the submission's message above");
+            let _ = writeln!(
+                page,
+                "<section class=\"failure{}\" id=\"fail-{}\"><h3>{} {}{}</h3>",
+                if status == "fail" { "" } else { " noresult" },
+                escape(&key),
+                escape(claim.id),
+                escape(claim.text),
+                if claim.points == 0 { " (0 points)" } else { "" }
+            );
+            failure_body(&mut page, message);
+            if let Some(output) = test.and_then(|test| test["output"].as_str()) {
+                let _ = writeln!(
+                    page,
+                    "<details open><summary>output</summary><pre class=\"block output\">{}</pre></details>",
+                    escape(output)
+                );
+            }
+            let _ = writeln!(
+                page,
+                "<p class=\"muted noprint\"><a href=\"../{CLAIMS_FOLDER}/{}.html\">how the class did on {}</a></p></section>",
+                url_segment(&key),
+                escape(claim.id)
+            );
+        }
+    }
+    page.push_str("</body>\n</html>\n");
+    page
+}
+
+/// A failure's message: its first lines, then its fields.
+fn failure_body(page: &mut String, message: &str) {
+    let (preface, fields) = fields(message);
+    let preface = preface.join("\n");
+    if !preface.trim().is_empty() {
+        let _ = writeln!(
+            page,
+            "<pre class=\"preface\">{}</pre>",
+            escape(preface.trim())
+        );
+    }
+    if !fields.is_empty() {
+        page.push_str("<dl class=\"fields\">\n");
+        for (label, value) in fields {
+            let _ = writeln!(
+                page,
+                "<dt class=\"{}\">{}</dt><dd class=\"{}\"><pre>{}</pre></dd>",
+                escape(label),
+                escape(label),
+                escape(label),
+                escape(&value)
+            );
+        }
+        page.push_str("</dl>\n");
+    }
+}
+
+/// A claim's page.
+fn claim_page(
+    rows: &[Row],
+    details: &BTreeMap<String, Value>,
+    track: Track,
+    at: usize,
+    claim: &Claim,
+) -> String {
+    let mut page = String::new();
+    let key = claim_key(track, claim.id);
+    head(
+        &mut page,
+        &format!("fencing-lab: {} {key}", track.name()),
+        false,
+    );
+    page.push_str("<nav><a href=\"../index.html\">&larr; the class</a></nav>\n");
+    let _ = writeln!(
+        page,
+        "<h1>{} {}: {}</h1>\n<p>{}, lesson {}: {}. Worth {} point{}{}.</p>",
+        escape(track.name()),
+        escape(claim.id),
+        escape(claim.text),
+        escape(track.name()),
+        escape(claim.lesson().id),
+        escape(claim.lesson().title),
+        claim.points,
+        if claim.points == 1 { "" } else { "s" },
+        if claim.points == 0 {
+            ": shown apart in the grid, in no total and no lesson's pass rate"
+        } else {
+            ""
+        }
+    );
+    let all: Vec<&Row> = rows.iter().collect();
+    let passed = rate(&all, at, claim.id);
+    let _ = writeln!(
+        page,
+        "<p class=\"rate\">Pass rate: <strong>{}</strong> ({passed} of {} submissions).</p>",
+        percent(passed, rows.len()),
+        rows.len()
+    );
+    let empty = Value::Null;
+    // Who did not pass, failures first, and the messages they got.
+    let mut others: Vec<(&Row, String, String)> = rows
+        .iter()
+        .filter_map(|row| {
+            let status = verdict(row, at, claim.id);
+            if status == "pass" {
+                return None;
+            }
+            let results = details.get(&row.name).unwrap_or(&empty);
+            let message = test_of(results, track, claim.id)
+                .and_then(|test| test["message"].as_str())
+                .unwrap_or_default()
+                .to_owned();
+            Some((row, status, message))
+        })
+        .collect();
+    others.sort_by(|a, b| {
+        (a.1 != "fail")
+            .cmp(&(b.1 != "fail"))
+            .then(a.0.name.cmp(&b.0.name))
+    });
+    if others.is_empty() {
+        page.push_str("<p>Every submission passes it.</p>\n");
+    } else {
+        let _ = writeln!(
+            page,
+            "<h2>Who did not pass it ({})</h2>\n<table class=\"list\"><tr><th>submission</th>\
+             <th>verdict</th><th>got</th></tr>",
+            others.len()
+        );
+        for (row, status, message) in &others {
+            let got = fields(message)
+                .1
+                .into_iter()
+                .find(|(label, _)| *label == "got")
+                .map(|(_, value)| value)
+                .unwrap_or_else(|| message.lines().next().unwrap_or_default().to_owned());
+            let _ = writeln!(
+                page,
+                "<tr><td><a href=\"../{}/index.html#fail-{}\">{}</a></td><td class=\"{}\">{}</td>\
+                 <td><pre>{}</pre></td></tr>",
+                url_segment(&row.name),
+                escape(&key),
+                escape(&row.name),
+                escape(status),
+                escape(status),
+                escape(&got)
+            );
+        }
+        page.push_str("</table>\n");
+        // The distinct failures: the same expected and got are one.
+        let mut groups: BTreeMap<(String, String), Vec<(&str, &str)>> = BTreeMap::new();
+        for (row, status, message) in &others {
+            let (_, found) = fields(message);
+            let field = |name: &str| {
+                found
+                    .iter()
+                    .find(|(label, _)| *label == name)
+                    .map(|(_, value)| value.clone())
+            };
+            let group = match (field("expected"), field("got")) {
+                (Some(expected), Some(got)) => (expected, got),
+                _ => (status.clone(), message.clone()),
+            };
+            groups
+                .entry(group)
+                .or_default()
+                .push((row.name.as_str(), message.as_str()));
+        }
+        let mut groups: Vec<_> = groups.into_iter().collect();
+        groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+        let _ = writeln!(page, "<h2>The distinct failures ({})</h2>", groups.len());
+        for (_, members) in &groups {
+            let names: Vec<String> = members
+                .iter()
+                .map(|(name, _)| {
+                    format!(
+                        "<a href=\"../{}/index.html#fail-{}\">{}</a>",
+                        url_segment(name),
+                        escape(&key),
+                        escape(name)
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                page,
+                "<section class=\"failure\"><h3>{} submission{}: {}</h3>",
+                members.len(),
+                if members.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            );
+            failure_body(&mut page, members[0].1);
+            page.push_str("</section>\n");
+        }
+    }
+    page.push_str("</body>\n</html>\n");
+    page
 }
 
 /// "83%", or "-" for an empty class.
@@ -233,4 +925,25 @@ fn url_segment(name: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_message_splits_into_its_fields() {
+        let message = "failed: t\n\nclaim L1.3 failed\n  step:     schedule 7\n               1. a\n  expected: x\n  got:      y\n  hint:     z";
+        let (preface, found) = fields(message);
+        assert_eq!(preface, ["failed: t", "", "claim L1.3 failed"]);
+        let labels: Vec<&str> = found.iter().map(|(label, _)| *label).collect();
+        assert_eq!(labels, ["step", "expected", "got", "hint"]);
+        assert_eq!(found[0].1, "schedule 7\n1. a");
+    }
+
+    #[test]
+    fn names_are_escaped_and_linked_as_one_segment() {
+        assert_eq!(escape("<a&\"b'>"), "&lt;a&amp;&quot;b&#39;&gt;");
+        assert_eq!(url_segment("a b/#?"), "a%20b%2F%23%3F");
+    }
 }

@@ -30,6 +30,7 @@
 //! - `report`: gradebook, results.json, summary, class rules, `--expect`.
 //! - `html`: `index.html`, the class report.
 
+mod cache;
 mod class;
 mod cli;
 mod flags;
@@ -104,6 +105,7 @@ fn merge(
     expect: Option<&std::path::Path>,
 ) -> Result<ExitCode, String> {
     let (written, rows) = output::merge(shards, out)?;
+    print!("{}", written.leftovers());
     println!(
         "merged {} shards, {} submissions: wrote {}, {} and their results.json files",
         shards.len(),

@@ -1,13 +1,15 @@
 //! The output folder: where it may be, one `grade` at a time in it, what
 //! goes in it, and the merge of shards.
 //!
-//! A class's output is `gradebook.csv`, `index.html` (the class report),
-//! `class.json` (the rows both are made from, which a merge reads back) and
-//! `NAME/results.json` per submission; `.work/` is the reusable work folder
+//! A class's output is `gradebook.csv`, the class report (`index.html`,
+//! `by-points.html`, `NAME/index.html` per submission and `claims/` per
+//! claim; see `html`), `class.json` (the rows they are made from, which a
+//! merge reads back) and `NAME/results.json` per submission; `.work/` is the reusable work folder
 //! and `.lock` the lock. Every output is made from the class's rows, sorted
 //! by name, with no timing in it: grading a class in one go, or in shards
 //! merged afterwards, writes the same bytes.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -187,10 +189,44 @@ pub struct Written {
     pub gradebook_bytes: Vec<u8>,
     /// `index.html`'s path.
     pub index: PathBuf,
+    /// The folders of an earlier class in the output folder that were not
+    /// the grader's alone, so were left: each is stale.
+    pub stale: Vec<String>,
+    /// How many folders of submissions no longer in the class were removed.
+    pub removed: usize,
 }
 
-/// Writes the gradebook, the class report and `class.json` from the rows
-/// of `shard` of `class`.
+impl Written {
+    /// What happened to an earlier class's folders, for the summary: empty
+    /// when there were none.
+    pub fn leftovers(&self) -> String {
+        let mut text = String::new();
+        if self.removed > 0 {
+            text.push_str(&format!(
+                "removed the results of {} submissions of an earlier grade, not in this class\n",
+                self.removed
+            ));
+        }
+        if !self.stale.is_empty() {
+            text.push_str(&format!(
+                "stale: these folders of the output folder are no submission of this class and \
+                 hold more than the grader wrote, so were left: {}\n",
+                self.stale.join(", ")
+            ));
+        }
+        text
+    }
+}
+
+/// What a submission's folder in the output folder holds when the grader
+/// wrote all of it.
+const SUBMISSION_FILES: &[&str] = &["results.json", "index.html"];
+
+/// Writes the gradebook, the class report (`html`) and `class.json` from the
+/// rows of `shard` of `class`, the report's pages from the rows and the
+/// `results.json` written beside them. The folders of submissions not among
+/// the rows (an earlier class's) go, when they hold only what the grader
+/// writes; the others are listed as stale.
 pub fn write_class(
     out: &Path,
     class: &[String],
@@ -200,13 +236,28 @@ pub fn write_class(
 ) -> Result<Written, String> {
     let write = |name: &str, bytes: &[u8]| {
         let path = out.join(name);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)
+                .map_err(|error| format!("cannot create {}: {error}", parent.display()))?;
+        }
         fs::write(&path, bytes)
             .map(|()| path.clone())
             .map_err(|error| format!("cannot write {}: {error}", path.display()))
     };
     let gradebook_bytes = report::gradebook(rows)?;
     let gradebook = write("gradebook.csv", &gradebook_bytes)?;
-    let index = write("index.html", html::class_report(rows, sandbox).as_bytes())?;
+    let (removed, stale) = tidy(out, rows)?;
+    let details: BTreeMap<String, Value> = rows
+        .iter()
+        .filter_map(|row| {
+            let text = fs::read_to_string(out.join(&row.name).join("results.json")).ok()?;
+            Some((row.name.clone(), serde_json::from_str(&text).ok()?))
+        })
+        .collect();
+    for page in html::pages(rows, &details, sandbox) {
+        write(&page.path, page.html.as_bytes())?;
+    }
+    let index = out.join("index.html");
     let manifest = json!({
         "version": CLASS_VERSION,
         "shard": format!("{}/{}", shard.index, shard.count),
@@ -222,7 +273,50 @@ pub fn write_class(
         gradebook,
         gradebook_bytes,
         index,
+        stale,
+        removed,
     })
+}
+
+/// Removes what an earlier grade left in `out` that this one does not
+/// write: the claims' pages (written afresh), and the folders of submissions
+/// not among `rows` that hold only the grader's files. Returns how many
+/// such folders went, and the names of the others, left as they are.
+fn tidy(out: &Path, rows: &[Row]) -> Result<(usize, Vec<String>), String> {
+    let claims = out.join(html::CLAIMS_FOLDER);
+    if claims.exists() {
+        fs::remove_dir_all(&claims)
+            .map_err(|error| format!("cannot remove {}: {error}", claims.display()))?;
+    }
+    let entries =
+        fs::read_dir(out).map_err(|error| format!("cannot read {}: {error}", out.display()))?;
+    let (mut removed, mut stale) = (0, Vec::new());
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        if name.starts_with('.')
+            || !path.is_dir()
+            || path.is_symlink()
+            || rows.iter().any(|row| row.name == name)
+        {
+            continue;
+        }
+        let ours = fs::read_dir(&path).is_ok_and(|inside| {
+            inside.flatten().all(|file| {
+                file.path().is_file()
+                    && SUBMISSION_FILES.contains(&file.file_name().to_string_lossy().as_ref())
+            })
+        });
+        if ours {
+            fs::remove_dir_all(&path)
+                .map_err(|error| format!("cannot remove {}: {error}", path.display()))?;
+            removed += 1;
+        } else {
+            stale.push(name);
+        }
+    }
+    stale.sort();
+    Ok((removed, stale))
 }
 
 /// One shard's output folder, read back.

@@ -73,6 +73,9 @@ pub struct Sandbox {
     pub readable: Vec<PathBuf>,
     /// Paths under a hidden folder shown again, writable.
     pub writable: Vec<PathBuf>,
+    /// The class's worker it runs for (from 1; 0 is 1), whose account it
+    /// runs as when started by root: see [`account_of`].
+    pub worker: usize,
 }
 
 /// Who the sandboxed command runs as when the grader is root.
@@ -87,6 +90,52 @@ pub struct Account {
 /// The account a sandbox started by root drops to: [`ACCOUNT`], else
 /// `nobody`; `None` when the grader is not root.
 pub fn account() -> Result<Option<Account>, String> {
+    account_of(1)
+}
+
+/// The account of a class's worker: [`ACCOUNT`] for the first, then
+/// `fencing-grader-2`, `fencing-grader-3`, … Each worker has its own, as the
+/// cap on processes (RLIMIT_NPROC) counts an account's processes wherever
+/// they run: a submission that forks until the cap must not take the
+/// processes of the one graded beside it. `None` when the grader is not
+/// root (bubblewrap then gives each sandbox a user namespace of its own).
+pub fn account_of(worker: usize) -> Result<Option<Account>, String> {
+    if worker <= 1 {
+        return named_account(ACCOUNT, true);
+    }
+    let name = format!("{ACCOUNT}-{worker}");
+    match named_account(&name, false)? {
+        Some(found) => Ok(Some(found)),
+        None if account_none()? => Ok(None),
+        None => Err(format!(
+            "grading {worker} submissions at once as root needs an account per worker, and \
+             there is no {name}: create it with `useradd --system --no-create-home --shell \
+             /usr/sbin/nologin {name}`, or give a smaller -j"
+        )),
+    }
+}
+
+/// How many workers have an account of their own (see [`account_of`]), up
+/// to `most`; `most` when the grader is not root.
+pub fn accounts(most: usize) -> usize {
+    (1..=most)
+        .take_while(|&worker| account_of(worker).is_ok())
+        .count()
+        .max(1)
+}
+
+/// Whether the grader runs as someone other than root (no account needed).
+fn account_none() -> Result<bool, String> {
+    #[cfg(unix)]
+    return Ok(!rustix::process::geteuid().is_root());
+    #[cfg(not(unix))]
+    return Ok(true);
+}
+
+/// The account `name` (or, with `nobody`, that one where `name` does not
+/// exist) when the grader is root; `Ok(None)` when it is not root, or when
+/// `name` does not exist and `nobody` is not wanted.
+fn named_account(name: &str, nobody: bool) -> Result<Option<Account>, String> {
     #[cfg(unix)]
     if !rustix::process::geteuid().is_root() {
         return Ok(None);
@@ -106,7 +155,12 @@ pub fn account() -> Result<Option<Account>, String> {
             }
         })
     };
-    match find(ACCOUNT).or_else(|| find("nobody")) {
+    let found = match find(name) {
+        None if nobody => find("nobody"),
+        None => return Ok(None),
+        found => found,
+    };
+    match found {
         Some((uid, gid)) if uid != 0 => Ok(Some(Account { uid, gid })),
         _ => Err(format!(
             "grade runs as root, and the sandbox needs an unprivileged account to run \
@@ -121,7 +175,7 @@ impl Sandbox {
     /// is bwrap's; set the environment and the pipes on it as on the
     /// program's (bwrap passes the environment and open descriptors on).
     pub fn command(&self, program: impl AsRef<OsStr>, dir: &Path) -> Result<Command, String> {
-        let account = account()?;
+        let account = account_of(self.worker)?;
         let mut command = Command::new(BWRAP);
         command.args(isolation(account));
         command.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
@@ -248,13 +302,32 @@ fn isolation(account: Option<Account>) -> Vec<&'static str> {
 
 /// Gives the account the sandbox runs as (when the grader is root) what a
 /// build must write: the target directory, whole.
-pub fn hand_over(paths: &[&Path]) -> Result<(), String> {
-    let Some(account) = account()? else {
+pub fn hand_over(worker: usize, paths: &[&Path]) -> Result<(), String> {
+    let Some(account) = account_of(worker)? else {
         return Ok(());
     };
     for path in paths {
         chown_all(path, account)
             .map_err(|error| format!("cannot hand {} to {ACCOUNT}: {error}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Takes back what [`hand_over`] gave the account: the grader's own user
+/// owns `path` again, so no sandboxed command may write to it (the
+/// dependency cache, filled by a sandboxed build of the untouched lab).
+pub fn reclaim(path: &Path) -> Result<(), String> {
+    if account()?.is_none() {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    {
+        let own = Account {
+            uid: rustix::process::geteuid().as_raw(),
+            gid: rustix::process::getegid().as_raw(),
+        };
+        chown_all(path, own)
+            .map_err(|error| format!("cannot take back {}: {error}", path.display()))?;
     }
     Ok(())
 }

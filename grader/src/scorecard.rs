@@ -97,7 +97,7 @@ pub fn score(
     let sandbox = if unsandboxed.is_none() {
         std::fs::create_dir_all(&target_dir)
             .map_err(|error| format!("cannot create {}: {error}", target_dir.display()))?;
-        sandbox::hand_over(&[&target_dir])?;
+        sandbox::hand_over(1, &[&target_dir])?;
         // The checkout hidden, then its build inputs shown again, read-only:
         // no reference (unless it is what is graded), no class, no grader.
         let readable = scratch::build_inputs(&checkout, solutions)
@@ -110,6 +110,7 @@ pub fn score(
             hidden: vec![sandbox::real(&checkout)?],
             readable,
             writable: Vec::new(),
+            worker: 1,
         })
     } else {
         None

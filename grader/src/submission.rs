@@ -44,7 +44,13 @@ fn alone(file: &str) -> &str {
 
 /// The names of the class's outputs beside the submissions' folders in the
 /// output folder: a submission of one of these names would collide.
-pub const OUTPUT_NAMES: &[&str] = &["gradebook.csv", "index.html", "class.json"];
+pub const OUTPUT_NAMES: &[&str] = &[
+    "gradebook.csv",
+    "index.html",
+    "class.json",
+    crate::html::BY_POINTS,
+    crate::html::CLAIMS_FOLDER,
+];
 
 /// The class as found: the submissions, by name, and the folders refused
 /// alone, each with the reason.

@@ -510,7 +510,7 @@ impl Suite {
                 processes: self
                     .sandbox
                     .as_ref()
-                    .and_then(|_| crate::sandbox::account().ok().flatten())
+                    .and_then(|sandbox| crate::sandbox::account_of(sandbox.worker).ok().flatten())
                     .map(|_| PROCESSES),
             }),
         }
@@ -556,7 +556,7 @@ impl Suite {
 
 /// Cargo itself: the one that started us when there is one (the xtask
 /// pattern), else the one on the `PATH`.
-fn cargo() -> OsString {
+pub fn cargo() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 

@@ -58,16 +58,15 @@ impl Narrator {
     pub fn transcript(&self) -> &Transcript {
         &self.transcript
     }
-
-    /// A line of prose that explains what comes next.
-    pub fn note(&self, text: &str) {
-        self.transcript.note(text);
-    }
 }
 
 impl Observer for Narrator {
     fn line(&self, claim: &str, role: &str, text: &str) {
         self.transcript.line(claim, role, text);
+    }
+
+    fn note(&self, text: &str) {
+        self.transcript.note(text);
     }
 
     fn check(&self, claim: &'static str, step: Step) -> Result<(), Halt> {
@@ -158,7 +157,7 @@ pub fn run_all(mut told: impl FnMut(&Transcript)) -> bool {
             )
         };
         tell(&crate::etcd::story::LESSON, &|n| {
-            crate::etcd::story::chapter(n.transcript(), &program)
+            crate::etcd::story::chapter(n, &program)
         });
     }
     complete

@@ -96,8 +96,13 @@ impl Observer for Narrator {
         if let Some(note) = step.unobserved {
             why.push_str(&format!("    note:     {note}\n"));
         }
+        // The PostgreSQL and etcd tests are compiled with their feature only.
+        let features = match self.track {
+            Track::Sqlite => String::new(),
+            track => format!("--features {} ", track.key()),
+        };
         why.push_str(&format!(
-            "    open:     {} (cargo test {} says more)",
+            "    open:     {} (cargo test {features}{} says more)",
             files.join(" and "),
             claim.test_prefix()
         ));

@@ -58,16 +58,15 @@ impl Narrator {
     pub fn transcript(&self) -> &Transcript {
         &self.transcript
     }
-
-    /// A line of prose that explains what comes next.
-    pub fn note(&self, text: &str) {
-        self.transcript.note(text);
-    }
 }
 
 impl Observer for Narrator {
     fn line(&self, claim: &str, role: &str, text: &str) {
         self.transcript.line(claim, role, text);
+    }
+
+    fn note(&self, text: &str) {
+        self.transcript.note(text);
     }
 
     fn check(&self, claim: &'static str, step: Step) -> Result<(), Halt> {
@@ -97,8 +96,13 @@ impl Observer for Narrator {
         if let Some(note) = step.unobserved {
             why.push_str(&format!("    note:     {note}\n"));
         }
+        // The PostgreSQL and etcd tests are compiled with their feature only.
+        let features = match self.track {
+            Track::Sqlite => String::new(),
+            track => format!("--features {} ", track.key()),
+        };
         why.push_str(&format!(
-            "    open:     {} (cargo test {} says more)",
+            "    open:     {} (cargo test {features}{} says more)",
             files.join(" and "),
             claim.test_prefix()
         ));
@@ -158,7 +162,7 @@ pub fn run_all(mut told: impl FnMut(&Transcript)) -> bool {
             )
         };
         tell(&crate::etcd::story::LESSON, &|n| {
-            crate::etcd::story::chapter(n.transcript(), &program)
+            crate::etcd::story::chapter(n, &program)
         });
     }
     complete

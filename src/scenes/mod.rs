@@ -13,7 +13,8 @@
 //! several cases in the tests (a journal mode, a checkpoint) is told in the
 //! story with one of them.
 //!
-//! One file per lesson: [`l1`] to [`l6`], and `pg` for what only the
+//! One file per lesson: [`l1`] to [`l6`], `l7` for the etcd track's workers
+//! in processes of their own (feature `etcd`), and `pg` for what only the
 //! PostgreSQL server shows (feature `postgres`).
 
 use std::cell::RefCell;
@@ -31,6 +32,8 @@ pub mod l3;
 pub mod l4;
 pub mod l5;
 pub mod l6;
+#[cfg(feature = "etcd")]
+pub mod l7;
 #[cfg(feature = "postgres")]
 pub mod pg;
 
@@ -69,6 +72,21 @@ pub trait Observer {
     /// A step of `claim` whose outcome the claim fixes. `Ok` lets the scene
     /// go on; an error stops it. (A graded test fails right here instead.)
     fn check(&self, claim: &'static str, step: Step) -> Result<(), Halt>;
+
+    /// A line of prose between scenes, which explains what comes next. A
+    /// test has nothing to do with it.
+    fn note(&self, text: &str) {
+        let _ = text;
+    }
+
+    /// `step` of `claim` could not be played here (a process the harness
+    /// could not start, a cluster it could not reach): not a verdict on the
+    /// code under test. The scene stops with the returned halt; a graded
+    /// test fails right here as NOT CHECKED instead.
+    fn not_checked(&self, claim: &'static str, step: &str, why: &str) -> Halt {
+        let _ = claim;
+        Halt(format!("not checked: {step}: {why}"))
+    }
 }
 
 /// One scene in progress: the claim it proves, the lab it runs on, and the
@@ -118,6 +136,14 @@ impl<'o, S: Store> Stage<'o, S> {
     pub fn say(&self, role: &str, text: impl Display) {
         self.flush();
         self.observer.line(self.claim, role, &text.to_string());
+    }
+
+    /// `step` could not be played here, as [`Observer::not_checked`] says;
+    /// the scene stops with the halt this returns.
+    pub fn not_checked(&self, step: impl Display, why: impl Display) -> Halt {
+        self.flush();
+        self.observer
+            .not_checked(self.claim, &step.to_string(), &why.to_string())
     }
 
     /// Tells the lines that hooks wrote since the last line (every other

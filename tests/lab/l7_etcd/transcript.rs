@@ -13,7 +13,7 @@ fn etcd_transcript() {
     let program = super::this_test;
     let transcript = Transcript::new();
     let complete = fencing_lab::story::run_lesson(&transcript, &story::LESSON, |n| {
-        story::chapter(n.transcript(), &program)
+        story::chapter(n, &program)
     });
     if !cfg!(feature = "solutions") {
         // Against the learner's code: the first line that differs from the

@@ -529,12 +529,16 @@ fn block(what: &str, lab: &Lab) -> Result<String, String> {
                     .filter(|claim| claim.lesson().id == lesson.id)
                     .collect();
                 let points: u32 = claims.iter().map(|claim| claim.points).sum();
+                let plural = |count: usize, what: &str| {
+                    format!("{count} {what}{}", if count == 1 { "" } else { "s" })
+                };
                 let _ = writeln!(
                     out,
-                    "- **{} {}**: {} claims, {points} points",
+                    "- **{} {}**: {}, {}",
                     lesson.id,
                     lesson.title,
-                    claims.len()
+                    plural(claims.len(), "claim"),
+                    plural(points as usize, "point")
                 );
             }
         }

@@ -145,20 +145,11 @@ pub fn every_interleaving(o: &dyn Observer, setup: Setup) -> Result<Exploration,
         );
     }
 
-    let check = |name: String, expected: String, got: String, failed: bool| {
-        o.check(
-            CLAIM,
-            Step {
-                name,
-                expected,
-                got,
-                failed,
-                unobserved: None,
-            },
-        )
+    let failed = |name: String, expected: &str, got: String| {
+        o.check(CLAIM, Step::failed(name, expected, got))
     };
     let same = |name: String, expected: &str, got: &str| {
-        check(name, expected.to_owned(), got.to_owned(), expected != got)
+        o.check(CLAIM, Step::compared(name, expected, got))
     };
     match route {
         Route::Apply => {
@@ -173,12 +164,7 @@ pub fn every_interleaving(o: &dyn Observer, setup: Setup) -> Result<Exploration,
                     .map(|i| format!("{i}: {}", i.rule()))
                     .collect();
                 let got: Vec<String> = schedule.violations.iter().map(|v| v.to_string()).collect();
-                check(
-                    told(&found, schedule),
-                    rules.join("; "),
-                    got.join("; "),
-                    true,
-                )?;
+                failed(told(&found, schedule), &rules.join("; "), got.join("; "))?;
             }
             // An exploration that never paused an apply would prove little.
             let paused = "some schedules try the install while apply is paused";
@@ -200,19 +186,17 @@ pub fn every_interleaving(o: &dyn Observer, setup: Setup) -> Result<Exploration,
                     .filter(|v| v.invariant == Invariant::Answered)
                     .map(|v| v.to_string())
                     .collect();
-                check(
+                failed(
                     told(&found, schedule),
-                    "every install lands".to_owned(),
+                    "every install lands",
                     got.join("; "),
-                    true,
                 )?;
             }
             let Some(schedule) = found.example(Invariant::Fenced) else {
-                check(
+                failed(
                     format!("{} schedules ({})", found.schedules, setup.journal),
-                    "a schedule in which a stale write commits".to_owned(),
+                    "a schedule in which a stale write commits",
                     "every schedule kept \"fenced\"".to_owned(),
-                    true,
                 )?;
                 return Ok(found);
             };

@@ -235,19 +235,6 @@ pub fn the_same_request_at_once(
             }
         }
     }
-    let check = |name: String, expected: String, got: String| {
-        let failed = expected != got;
-        o.check(
-            CLAIM,
-            Step {
-                name,
-                expected,
-                got,
-                failed,
-                unobserved: None,
-            },
-        )
-    };
     if let Some(schedule) = found.first_broken() {
         let mut broken: Vec<Invariant> = schedule.violations.iter().map(|v| v.invariant).collect();
         broken.sort();
@@ -259,26 +246,22 @@ pub fn the_same_request_at_once(
         let got: Vec<String> = schedule.violations.iter().map(|v| v.to_string()).collect();
         o.check(
             CLAIM,
-            Step {
-                name: told(&found, schedule),
-                expected: rules.join("; "),
-                got: got.join("; "),
-                failed: true,
-                unobserved: None,
-            },
+            Step::failed(told(&found, schedule), rules.join("; "), got.join("; ")),
         )?;
     }
     // An exploration that never paused a delivery would prove little.
     let paused = "some schedules run the duplicate while the first delivery is paused";
-    check(
-        format!("{} schedules ({journal})", found.schedules),
-        paused.to_owned(),
-        if found.paused > 0 {
-            paused
-        } else {
-            "no schedule reached a checkpoint of apply"
-        }
-        .to_owned(),
+    o.check(
+        CLAIM,
+        Step::compared(
+            format!("{} schedules ({journal})", found.schedules),
+            paused,
+            if found.paused > 0 {
+                paused
+            } else {
+                "no schedule reached a checkpoint of apply"
+            },
+        ),
     )?;
     Ok(found)
 }

@@ -61,6 +61,28 @@ pub struct Step {
     pub unobserved: Option<&'static str>,
 }
 
+impl Step {
+    /// A step that failed when `got` is not `expected`.
+    pub fn compared(name: impl Display, expected: impl Display, got: impl Display) -> Step {
+        let (expected, got) = (expected.to_string(), got.to_string());
+        Step {
+            name: name.to_string(),
+            failed: expected != got,
+            expected,
+            got,
+            unobserved: None,
+        }
+    }
+
+    /// A step that failed, whatever its two lines say.
+    pub fn failed(name: impl Display, expected: impl Display, got: impl Display) -> Step {
+        Step {
+            failed: true,
+            ..Step::compared(name, expected, got)
+        }
+    }
+}
+
 /// What a scene reports to: the story's narrator or a graded test's check.
 pub trait Observer {
     /// A line of the story: what `role` did under `claim`, and what came of
@@ -179,16 +201,8 @@ impl<'o, S: Store> Stage<'o, S> {
         got: impl Display,
     ) -> Result<(), Halt> {
         self.flush();
-        self.observer.check(
-            self.claim,
-            Step {
-                name: step.to_string(),
-                expected: expected.to_string(),
-                got: got.to_string(),
-                failed: true,
-                unobserved: None,
-            },
-        )
+        self.observer
+            .check(self.claim, Step::failed(step, expected, got))
     }
 
     /// Reports a step, after the story's pending lines.
@@ -200,15 +214,11 @@ impl<'o, S: Store> Stage<'o, S> {
         unobserved: Option<&'static str>,
     ) -> Result<(), Halt> {
         self.flush();
-        let failed = expected != got;
         self.observer.check(
             self.claim,
             Step {
-                name,
-                expected,
-                got,
-                failed,
                 unobserved,
+                ..Step::compared(name, expected, got)
             },
         )
     }

@@ -25,7 +25,7 @@ use crate::sandbox;
 use crate::suite::{Built, Suite};
 
 /// Bumped when what the cache holds, or how, changes.
-const FORMAT: &str = "fencing-lab grade-cache 1";
+const FORMAT: &str = "fencing-lab grade-cache 2";
 
 /// The file that marks a complete cache, and a seeded copy, with its key.
 const STAMP: &str = ".grade-cache-key";

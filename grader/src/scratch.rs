@@ -93,7 +93,10 @@ pub fn prepare(repository: &Path, scratch: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Copies a file or a folder, following symbolic links.
+/// Copies a file or a folder, following symbolic links. A file keeps its
+/// modification time: cargo then finds the lab's own crates (the claim
+/// catalogue) as fresh as the last build left them, and rebuilds only what
+/// the submission's files go into.
 fn copy(from: &Path, to: &Path) -> io::Result<()> {
     if from.is_dir() {
         fs::create_dir_all(to)?;
@@ -106,7 +109,12 @@ fn copy(from: &Path, to: &Path) -> io::Result<()> {
         if let Some(parent) = to.parent() {
             fs::create_dir_all(parent)?;
         }
-        fs::copy(from, to).map(|_| ())
+        fs::copy(from, to)?;
+        let modified = fs::metadata(from)?.modified()?;
+        fs::File::options()
+            .write(true)
+            .open(to)?
+            .set_modified(modified)
     }
 }
 

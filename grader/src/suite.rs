@@ -167,8 +167,15 @@ impl Suite {
             .args(["--message-format=json", "--color", "never"])
             .env("CARGO_TARGET_DIR", &self.target_dir);
         if !self.interactive {
-            // The lock file is the lab's: a class builds exactly that.
-            command.arg("--locked");
+            // The lock file is the lab's: a class builds exactly that. And
+            // without the default feature `story`: the `lab` binary is not
+            // graded, and building it would cost each submission a compile
+            // and a link. (The learner's `cargo grade` keeps it, so that its
+            // build is the one `cargo test` already made.)
+            command.args(["--locked", "--no-default-features"]);
+            // The manifest's profile for grading: no debug info, an
+            // optimised SQLite (see `[profile.grade]` in Cargo.toml).
+            command.args(["--profile", "grade"]);
         }
         let features: Vec<&str> = [
             (self.solutions, "solutions"),

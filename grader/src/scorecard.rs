@@ -123,6 +123,7 @@ pub fn score(
         etcd: tracks().contains(&Track::Etcd),
         interactive: true,
         tmp_dir: None,
+        pg_template: None,
         sandbox,
         build_limit,
         test_limit,

@@ -82,6 +82,9 @@ pub struct Suite {
     /// The temporary directory of the tests' lab files, or the system's
     /// (in a sandbox, its own private `/tmp`).
     pub tmp_dir: Option<PathBuf>,
+    /// A fresh PostgreSQL cluster the test runs copy instead of running
+    /// `initdb` (see [`make_pg_template`]), shown read-only in the sandbox.
+    pub pg_template: Option<PathBuf>,
     /// Where builds and test runs may look and write; `None` with
     /// `--no-sandbox`.
     pub sandbox: Option<Sandbox>,
@@ -530,6 +533,7 @@ impl Suite {
             Some(sandbox) => {
                 let mut sandbox = sandbox.clone();
                 sandbox.readable.push(self.target_dir.clone());
+                sandbox.readable.extend(self.pg_template.iter().cloned());
                 sandbox.command(executable, &self.dir)?
             }
             None => Command::new(executable),
@@ -552,6 +556,9 @@ impl Suite {
             .env("INSTA_UPDATE", "no")
             .env("INSTA_WORKSPACE_ROOT", &self.dir)
             .env("CARGO_MANIFEST_DIR", &self.dir);
+        if let Some(template) = &self.pg_template {
+            command.env(PG_TEMPLATE_VARIABLE, template);
+        }
         if let Some(tmp) = self.tmp_dir.as_ref().filter(|_| self.sandbox.is_none()) {
             for key in ["TMPDIR", "TMP", "TEMP"] {
                 command.env(key, tmp);
@@ -559,6 +566,64 @@ impl Suite {
         }
         Ok(command)
     }
+}
+
+/// The lab's variable naming a cluster to copy instead of running `initdb`
+/// (`TEMPLATE_VARIABLE` in the lab's `src/pg/server.rs`).
+const PG_TEMPLATE_VARIABLE: &str = "FENCING_LAB_PG_TEMPLATE";
+
+/// Makes the fresh cluster a worker's test runs copy: `initdb` in the
+/// worker's sandbox, with the options and the user of the lab's own
+/// (`INITDB_OPTIONS` and `USER` in `src/pg/server.rs`), into
+/// `dir/cluster`. It runs no code of a submission; the test runs see it
+/// read-only, so none can change it for the next. Returns the cluster's
+/// path, or `None` where `initdb` is not installed (the lab then says so).
+pub fn make_pg_template(sandbox: &Sandbox, dir: &Path) -> Result<Option<PathBuf>, String> {
+    let Some(bin) = postgres_programs() else {
+        return Ok(None);
+    };
+    let cluster = dir.join("cluster");
+    let mut sandbox = sandbox.clone();
+    sandbox.writable.push(dir.to_path_buf());
+    let mut command = sandbox.command(bin.join("initdb"), dir)?;
+    command
+        .args(["--auth=trust", "--no-sync", "--encoding=UTF8", "--locale=C"])
+        .args(["--username", "lab", "--pgdata"])
+        .arg(&cluster)
+        .stdin(std::process::Stdio::null());
+    let output = command
+        .output()
+        .map_err(|error| format!("cannot run initdb: {error}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "initdb failed ({}):\n{}",
+            output.status,
+            last_lines(&String::from_utf8_lossy(&output.stderr), 12)
+        ));
+    }
+    Ok(Some(cluster))
+}
+
+/// The folder holding `initdb`, found as the lab finds it: the `PATH`, else
+/// Debian's newest `/usr/lib/postgresql/<version>/bin`.
+fn postgres_programs() -> Option<PathBuf> {
+    let on_path: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect())
+        .unwrap_or_default();
+    let mut debian: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            Some((version, entry.path().join("bin")))
+        })
+        .collect();
+    debian.sort();
+    on_path
+        .into_iter()
+        .chain(debian.into_iter().rev().map(|(_, bin)| bin))
+        .find(|dir| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file())
 }
 
 /// Cargo itself: the one that started us when there is one (the xtask

@@ -161,7 +161,8 @@ impl Wait {
 pub const LAB_VARIABLE: &str = "FENCING_LAB_PG_LAB";
 
 /// One lab on the server: its own schema with `fund-A` and `fund-B` at
-/// generation 1, value 0. Clones share it; the last one drops the schema.
+/// generation 1, value 0. Clones share it; the last one drops the schema
+/// on a shared server.
 #[derive(Clone)]
 pub struct PgLab {
     inner: Arc<Inner>,
@@ -172,8 +173,11 @@ struct Inner {
     conninfo: String,
     /// This lab's schema, the `search_path` of its sessions.
     schema: String,
-    /// Whether this process created the schema (and so drops it).
-    owned: bool,
+    /// Whether the schema is dropped when the last clone goes: when this
+    /// process made it on a server others use (named by
+    /// `FENCING_LAB_PG_URL`). A private server goes, with every schema in
+    /// it, when the process ends.
+    dropped: bool,
     /// A session for the observer's reads, opened on first use.
     observer: Mutex<Option<Client>>,
     /// The session that holds the gates of paused sessions (see
@@ -197,28 +201,32 @@ impl PgLab {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
-        let mut admin = connect(&server.conninfo, None, Wait::Plumbing, None).map_err(|error| {
-            LabError::ServerUnavailable(format!(
-                "cannot connect to {}: {}",
-                server.origin,
-                crate::describe_error(&error)
-            ))
-        })?;
-        admin.batch_execute(&format!("CREATE SCHEMA {schema}"))?;
-        let lab = PgLab {
+        // The session that makes the schema stays on as the observer's:
+        // each session is a server process to start and to end, and a test
+        // makes a lab for itself alone.
+        let mut observer =
+            connect(&server.conninfo, None, Wait::Plumbing, None).map_err(|error| {
+                LabError::ServerUnavailable(format!(
+                    "cannot connect to {}: {}",
+                    server.origin,
+                    crate::describe_error(&error)
+                ))
+            })?;
+        // One batch, so one transaction: the schema, its tables, then the
+        // checkpoints' triggers on them.
+        observer.batch_execute(&format!(
+            "BEGIN; CREATE SCHEMA {schema}; SET search_path = {schema};{SCHEMA}{}COMMIT;",
+            gate::TRIGGERS
+        ))?;
+        Ok(PgLab {
             inner: Arc::new(Inner {
                 conninfo: server.conninfo.clone(),
                 schema,
-                owned: true,
-                observer: Mutex::new(None),
+                dropped: server.shared_by_others(),
+                observer: Mutex::new(Some(observer)),
                 control: Mutex::new(None),
             }),
-        };
-        // One batch, so one transaction: the tables, then the checkpoints'
-        // triggers on them.
-        lab.connect_client(Wait::Plumbing)?
-            .batch_execute(&format!("{SCHEMA}{}", gate::TRIGGERS))?;
-        Ok(lab)
+        })
     }
 
     /// Opens a lab another process created, from its [`address`](Self::address):
@@ -232,7 +240,7 @@ impl PgLab {
             inner: Arc::new(Inner {
                 conninfo: conninfo.to_owned(),
                 schema: schema.to_owned(),
-                owned: false,
+                dropped: false,
                 observer: Mutex::new(None),
                 control: Mutex::new(None),
             }),
@@ -374,11 +382,10 @@ impl PgLab {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        if !self.owned {
+        if !self.dropped {
             return;
         }
-        // Best effort: a schema left behind on a private server goes with the
-        // server when the process ends.
+        // Best effort: a schema left behind goes with the server's data.
         if let Ok(observer) = self.observer.get_mut() {
             observer.take();
         }

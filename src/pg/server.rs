@@ -30,8 +30,20 @@ use crate::loopback::free_port;
 /// e.g. `host=127.0.0.1 port=5432 user=postgres dbname=postgres`.
 pub const URL_VARIABLE: &str = "FENCING_LAB_PG_URL";
 
+/// The environment variable that names a fresh cluster to copy instead of
+/// running `initdb` for each private server: a folder `initdb` made with
+/// [`INITDB_OPTIONS`] and the user [`USER`], never started. The grader
+/// makes one per worker before a class, saving each submission's test run
+/// the half second `initdb` takes; without it, `initdb` runs.
+pub const TEMPLATE_VARIABLE: &str = "FENCING_LAB_PG_TEMPLATE";
+
 /// The user a private server is created with (trust authentication).
-const USER: &str = "lab";
+pub const USER: &str = "lab";
+
+/// How `initdb` makes a private server's cluster (then `--username`
+/// [`USER`] `--pgdata DIR`).
+pub const INITDB_OPTIONS: [&str; 4] =
+    ["--auth=trust", "--no-sync", "--encoding=UTF8", "--locale=C"];
 
 /// Where Debian keeps the server's programs, one folder per major version;
 /// `initdb` and `pg_ctl` are not on the `PATH` there.
@@ -46,6 +58,14 @@ pub struct Server {
     pub origin: String,
     /// The private server's watchdog; closing its stdin stops the server.
     _watchdog: Option<Mutex<ChildStdin>>,
+}
+
+impl Server {
+    /// Whether other processes use this server too (one named by
+    /// [`URL_VARIABLE`]): then what a lab leaves there stays.
+    pub fn shared_by_others(&self) -> bool {
+        self._watchdog.is_none()
+    }
 }
 
 /// The process's server: started on first use, then shared by every lab of
@@ -89,14 +109,25 @@ fn start_in(bin: &Path, owner: Option<(u32, u32)>, dir: &Path) -> Result<Server,
             .map_err(|error| format!("cannot give the server's directory to its user: {error}"))?;
     }
     let data = dir.join("data");
-    run(
-        Command::new(bin.join("initdb"))
-            .args(["--auth=trust", "--no-sync", "--encoding=UTF8", "--locale=C"])
-            .args(["--username", USER, "--pgdata"])
-            .arg(&data),
-        owner,
-        "initdb",
-    )?;
+    match std::env::var_os(TEMPLATE_VARIABLE)
+        .map(PathBuf::from)
+        .filter(|template| template.join("PG_VERSION").is_file())
+    {
+        Some(template) => copy_cluster(&template, &data, owner).map_err(|error| {
+            format!(
+                "cannot copy the cluster {} ({TEMPLATE_VARIABLE}): {error}",
+                template.display()
+            )
+        })?,
+        None => run(
+            Command::new(bin.join("initdb"))
+                .args(INITDB_OPTIONS)
+                .args(["--username", USER, "--pgdata"])
+                .arg(&data),
+            owner,
+            "initdb",
+        )?,
+    }
 
     // A port is free when we bind it; another process could take it before
     // the server does, so a failed start tries the next free one.
@@ -132,6 +163,30 @@ fn start_in(bin: &Path, owner: Option<(u32, u32)>, dir: &Path) -> Result<Server,
     }
     let log = fs::read_to_string(dir.join("server.log")).unwrap_or_default();
     Err(format!("{last_error}\n{log}"))
+}
+
+/// Copies the cluster `from` to `to`, folders readable by their owner
+/// alone (the server refuses to start otherwise), files with their modes,
+/// everything given to `owner` when there is one.
+fn copy_cluster(from: &Path, to: &Path, owner: Option<(u32, u32)>) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new().mode(0o700).create(to)?;
+    if let Some((uid, gid)) = owner {
+        chown(to, Some(uid), Some(gid))?;
+    }
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_cluster(&entry.path(), &target, owner)?;
+        } else {
+            fs::copy(entry.path(), &target)?;
+            if let Some((uid, gid)) = owner {
+                chown(&target, Some(uid), Some(gid))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A shell that waits for this process's end (its stdin closing), then stops

@@ -145,6 +145,9 @@ struct Options {
     statements: bool,
     /// Rewrite the report from an earlier run's files instead of measuring.
     report: Option<PathBuf>,
+    /// How long to wait before each cell for the load average to fall
+    /// below [`run::QUIET`].
+    quiet_wait: Duration,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -161,6 +164,7 @@ fn parse_options() -> Result<Options, String> {
         only: None,
         statements: false,
         report: None,
+        quiet_wait: Duration::from_secs(120),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -168,6 +172,7 @@ fn parse_options() -> Result<Options, String> {
         match arg.as_str() {
             "--quick" => {
                 options.quick = true;
+                options.quiet_wait = Duration::ZERO;
                 options.timing = Timing {
                     warmup: Duration::from_millis(10),
                     window: Duration::from_millis(40),
@@ -209,6 +214,14 @@ fn parse_options() -> Result<Options, String> {
                     .collect::<Option<_>>()
                     .ok_or_else(|| "--cases takes letters among abcde".to_owned())?;
             }
+            "--quiet-wait" => {
+                let seconds: u64 = value()?
+                    .parse()
+                    .ok()
+                    .filter(|seconds| *seconds <= 3600)
+                    .ok_or_else(|| "--quiet-wait needs seconds from 0 to 3600".to_owned())?;
+                options.quiet_wait = Duration::from_secs(seconds);
+            }
             "--out" => options.out = Some(PathBuf::from(value()?)),
             "--only" => options.only = Some(value()?),
             "--statements" => options.statements = true,
@@ -216,11 +229,15 @@ fn parse_options() -> Result<Options, String> {
             "--help" | "-h" => {
                 println!(
                     "usage: fencing-bench [--quick] [--out DIR] [--seconds S] [--rounds N] \
-                     [--connections 1,2,4,8] [--cases abcde] [--only TEXT] [--statements] [--report DIR]\n\
+                     [--connections 1,2,4,8] [--cases abcde] [--only TEXT] [--statements] [--report DIR] \
+                     [--quiet-wait S]\n\
                      --only keeps the destinations whose label contains TEXT, e.g. \"WAL, OFF\" \
                      (several: \"OFF|WAL, NORMAL\")\n\
                      --statements profiles each path's statements on one connection instead\n\
-                     --report DIR writes the report and chart again from DIR's results.csv"
+                     --report DIR writes the report and chart again from DIR's results.csv\n\
+                     --quiet-wait S waits up to S seconds (default 120, 0 with --quick) before each \
+                     cell for the load average to fall below 0.5; a cell that starts above it is \
+                     left out of the summaries"
                 );
                 std::process::exit(0);
             }
@@ -304,7 +321,8 @@ fn bench(options: &Options) -> Result<(), String> {
     let mut rounds: Vec<Vec<Cell>> = vec![Vec::new(); plan.len()];
     for round in 0..options.rounds {
         for (index, &(target, case, connections)) in plan.iter().enumerate() {
-            let cell = match target {
+            let load_before = wait_for_quiet(options.quiet_wait);
+            let mut cell = match target {
                 Target::Sqlite(config) => {
                     sqlite::measure(config, case, connections, options.timing)
                 }
@@ -320,8 +338,9 @@ fn bench(options: &Options) -> Result<(), String> {
                     case.label()
                 )
             })?;
+            cell.load_before = load_before;
             eprintln!(
-                "round {}/{} {:<32} {:<34} {connections} conn {:>9.0} ops/s  p50 {:>8.1} µs  p99 {:>8.1} µs  retries/op {:.2}",
+                "round {}/{} {:<32} {:<34} {connections} conn {:>9.0} ops/s  p50 {:>8.1} µs  p99 {:>8.1} µs  retries/op {:.2}  load before {}",
                 round + 1,
                 options.rounds,
                 target.label(),
@@ -329,7 +348,8 @@ fn bench(options: &Options) -> Result<(), String> {
                 cell.ops_per_sec(),
                 cell.p50_us,
                 cell.p99_us,
-                cell.retries_per_op()
+                cell.retries_per_op(),
+                load_text(Some(cell)),
             );
             rounds[index].push(cell);
         }
@@ -424,6 +444,7 @@ fn report_again(dir: &std::path::Path) -> Result<(), String> {
                 committed: 0,
                 cpu_us_per_op: optional(9)?,
                 cpu_wait_share: optional(10)?,
+                load_before: field(11).ok().and_then(|text| text.parse().ok()),
             },
         });
     }
@@ -486,6 +507,29 @@ fn statements(options: &Options) -> Result<(), String> {
         eprintln!("wrote {}", path.display());
     }
     Ok(())
+}
+
+/// The 1-minute load average, if the kernel tells it.
+fn load_now() -> Option<f64> {
+    fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Waits up to `limit` for the 1-minute load average to fall below
+/// [`run::QUIET`], and returns it as it then is.
+fn wait_for_quiet(limit: Duration) -> Option<f64> {
+    let started = Instant::now();
+    loop {
+        let load = load_now();
+        if load.is_none_or(|load| load < run::QUIET) || started.elapsed() >= limit {
+            return load;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
 }
 
 /// The 1-, 5- and 15-minute load averages, and the kernel's pressure
@@ -574,10 +618,13 @@ fn file_system(path: &std::path::Path) -> String {
         .map_or_else(|| "an unknown file system".to_owned(), |(_, kind)| kind)
 }
 
+/// The cell of `case` on `target` with `connections`, unless it was
+/// disturbed: what a summary, a ratio or the chart may quote.
 fn find(rows: &[Row], target: Target, case: Case, connections: usize) -> Option<Cell> {
     rows.iter()
         .find(|row| row.target == target && row.case == case && row.connections == connections)
         .map(|row| row.cell)
+        .filter(|cell| !cell.disturbed())
 }
 
 /// The targets in the order they were measured.
@@ -640,6 +687,14 @@ fn ops_text(cell: Option<Cell>) -> String {
         || "–".to_owned(),
         |cell| format!("{:.0}", cell.ops_per_sec()),
     )
+}
+
+fn load_text(cell: Option<Cell>) -> String {
+    match cell.and_then(|cell| cell.load_before) {
+        None => "–".to_owned(),
+        Some(load) if load >= run::QUIET => format!("{load:.2} (disturbed: left out)"),
+        Some(load) => format!("{load:.2}"),
+    }
 }
 
 fn share_text(cell: Option<Cell>) -> String {
@@ -781,20 +836,23 @@ fn report(machine: &str, rows: &[Row]) -> String {
     let _ = writeln!(
         text,
         "\n## Every cell\n\nLatency is per operation, contention retries and back-off \
-         included. CPU µs: processor time per operation, all threads together.\n"
+         included. CPU µs: processor time per operation, all threads together. Load before: \
+         the 1-minute load average when the cell started; a cell that started at {} or above \
+         is disturbed, and left out of the tables above and of the chart (\"–\").\n",
+        run::QUIET
     );
     let _ = writeln!(
         text,
-        "| Destination | Path | Conns | ops/s | p50 µs | p99 µs | retries/op | CPU µs/op | waited for CPU |"
+        "| Destination | Path | Conns | ops/s | p50 µs | p99 µs | retries/op | CPU µs/op | waited for CPU | load before |"
     );
     let _ = writeln!(
         text,
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     for row in rows {
         let _ = writeln!(
             text,
-            "| {} | {} | {} | {:.0} | {:.1} | {:.1} | {:.2} | {} | {} |",
+            "| {} | {} | {} | {:.0} | {:.1} | {:.1} | {:.2} | {} | {} | {} |",
             row.target.label(),
             row.case.label(),
             row.connections,
@@ -804,6 +862,7 @@ fn report(machine: &str, rows: &[Row]) -> String {
             row.cell.retries_per_op(),
             cpu_text(Some(row.cell)),
             share_text(Some(row.cell)),
+            load_text(Some(row.cell)),
         );
     }
     text
@@ -824,12 +883,12 @@ pub fn connections_of(rows: &[Row], target: Target) -> Vec<usize> {
 /// Every cell, one line each.
 fn csv(rows: &[Row]) -> String {
     let mut text = String::from(
-        "destination,path,connections,ops,seconds,ops_per_sec,p50_us,p99_us,retries,cpu_us_per_op,cpu_wait_share\n",
+        "destination,path,connections,ops,seconds,ops_per_sec,p50_us,p99_us,retries,cpu_us_per_op,cpu_wait_share,load_before\n",
     );
     for row in rows {
         let _ = writeln!(
             text,
-            "\"{}\",\"{}\",{},{},{},{:.1},{:.1},{:.1},{},{},{}",
+            "\"{}\",\"{}\",{},{},{},{:.1},{:.1},{:.1},{},{},{},{}",
             row.target.label(),
             row.case.label(),
             row.connections,
@@ -845,6 +904,9 @@ fn csv(rows: &[Row]) -> String {
             row.cell
                 .cpu_wait_share
                 .map_or_else(String::new, |share| format!("{share:.3}")),
+            row.cell
+                .load_before
+                .map_or_else(String::new, |load| format!("{load:.2}")),
         );
     }
     text

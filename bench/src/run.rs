@@ -41,9 +41,23 @@ pub struct Cell {
     /// The share of the threads' time spent ready but waiting for a
     /// processor: how much the machine's other load distorted the wall clock.
     pub cpu_wait_share: Option<f64>,
+    /// The machine's 1-minute load average just before the cell ran, after
+    /// waiting for it to fall below [`QUIET`]; `None` when not recorded
+    /// (a results file from before it was).
+    pub load_before: Option<f64>,
 }
 
+/// The load average below which the machine counts as quiet. A cell that
+/// started at this load or above is disturbed: it stays in the raw table,
+/// with its load, and is left out of every summary, ratio and the chart.
+pub const QUIET: f64 = 0.5;
+
 impl Cell {
+    /// Whether the cell started on a machine busy with something else.
+    pub fn disturbed(&self) -> bool {
+        self.load_before.is_some_and(|load| load >= QUIET)
+    }
+
     /// Operations per second.
     pub fn ops_per_sec(&self) -> f64 {
         self.ops as f64 / self.seconds
@@ -147,6 +161,7 @@ where
             .zip(wait_ns)
             .filter(|&(cpu, wait)| cpu + wait > 0)
             .map(|(cpu, wait)| wait as f64 / (cpu + wait) as f64),
+        load_before: None,
     })
 }
 

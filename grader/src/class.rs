@@ -184,12 +184,12 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     if crate::score::tracks().contains(&Track::Postgres) {
         for (worker, suite) in workers.iter().zip(&mut suites) {
             let Some(sandbox) = &suite.sandbox else { break };
-            let dir = worker.target.with_file_name("pg-template");
-            let _ = fs::remove_dir_all(&dir);
-            fs::create_dir_all(&dir)
+            let dir = &worker.pg_template;
+            let _ = fs::remove_dir_all(dir);
+            fs::create_dir_all(dir)
                 .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
-            sandbox::hand_over(worker.number, &[&dir])?;
-            suite.pg_template = crate::suite::make_pg_template(sandbox, &dir)?;
+            sandbox::hand_over(worker.number, &[dir])?;
+            suite.pg_template = crate::suite::make_pg_template(sandbox, dir)?;
         }
     }
     if seeded > 0 {
@@ -336,6 +336,8 @@ struct Worker {
     scratch: PathBuf,
     tmp: PathBuf,
     target: PathBuf,
+    /// Where the PostgreSQL track's template cluster is made.
+    pg_template: PathBuf,
 }
 
 impl Worker {
@@ -346,6 +348,7 @@ impl Worker {
             scratch: dir.join("repository"),
             tmp: dir.join("tmp"),
             target: dir.join("target"),
+            pg_template: dir.join("pg-template"),
         }
     }
 }

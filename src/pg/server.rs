@@ -38,12 +38,11 @@ pub const URL_VARIABLE: &str = "FENCING_LAB_PG_URL";
 pub const TEMPLATE_VARIABLE: &str = "FENCING_LAB_PG_TEMPLATE";
 
 /// The user a private server is created with (trust authentication).
-pub const USER: &str = "lab";
+const USER: &str = "lab";
 
 /// How `initdb` makes a private server's cluster (then `--username`
 /// [`USER`] `--pgdata DIR`).
-pub const INITDB_OPTIONS: [&str; 4] =
-    ["--auth=trust", "--no-sync", "--encoding=UTF8", "--locale=C"];
+const INITDB_OPTIONS: [&str; 4] = ["--auth=trust", "--no-sync", "--encoding=UTF8", "--locale=C"];
 
 /// Where Debian keeps the server's programs, one folder per major version;
 /// `initdb` and `pg_ctl` are not on the `PATH` there.
@@ -57,14 +56,14 @@ pub struct Server {
     /// Where it came from, for the transcript and the tests' notes.
     pub origin: String,
     /// The private server's watchdog; closing its stdin stops the server.
-    _watchdog: Option<Mutex<ChildStdin>>,
+    watchdog: Option<Mutex<ChildStdin>>,
 }
 
 impl Server {
     /// Whether other processes use this server too (one named by
     /// [`URL_VARIABLE`]): then what a lab leaves there stays.
     pub fn shared_by_others(&self) -> bool {
-        self._watchdog.is_none()
+        self.watchdog.is_none()
     }
 }
 
@@ -79,7 +78,7 @@ pub fn shared() -> Result<&'static Server, LabError> {
             Ok(conninfo) if !conninfo.trim().is_empty() => Ok(Server {
                 origin: format!("the server named by {URL_VARIABLE}"),
                 conninfo,
-                _watchdog: None,
+                watchdog: None,
             }),
             _ => start_private(),
         })
@@ -155,7 +154,7 @@ fn start_in(bin: &Path, owner: Option<(u32, u32)>, dir: &Path) -> Result<Server,
                 return Ok(Server {
                     conninfo: format!("host=127.0.0.1 port={port} user={USER} dbname=postgres"),
                     origin: format!("a private server on 127.0.0.1:{port}"),
-                    _watchdog: Some(Mutex::new(watchdog)),
+                    watchdog: Some(Mutex::new(watchdog)),
                 });
             }
             Err(error) => last_error = error,

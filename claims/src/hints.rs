@@ -157,8 +157,22 @@ fn find(id: &str, track: Track) -> Hint {
     on_track(hint, track)
 }
 
-/// A hint whose answer names SQLite's lock reads PostgreSQL's on that track.
+/// A hint whose answer names SQLite's lock reads PostgreSQL's on that track;
+/// on the SQL functions' track, a hint that names the lab's Rust API reads
+/// in PL/pgSQL.
 fn on_track(hint: Hint, track: Track) -> Hint {
+    if track == Track::PostgresSql {
+        let Some((_, sql)) = SQL_HINTS.iter().find(|(id, _)| *id == hint.id) else {
+            return hint;
+        };
+        let mut levels = hint.levels;
+        for (level, sql) in levels.iter_mut().zip(sql) {
+            if let Some(sql) = sql {
+                *level = sql;
+            }
+        }
+        return Hint { levels, ..hint };
+    }
     match (
         track,
         POSTGRES_ANSWERS.iter().find(|(id, _)| *id == hint.id),
@@ -733,6 +747,191 @@ const OBSERVED: &[Hint] = &[
 ];
 
 /// Answers that read otherwise on PostgreSQL, where the lock is the row's.
+/// The hints that name the lab's Rust API, as the SQL functions' track
+/// (`exercises/postgres/contract.sql`) asks them: a new question where the
+/// question names Rust (`None` keeps it), then where to look, then the
+/// answer. `None` keeps the level as it is.
+const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
+    (
+        "not-implemented",
+        [
+            Some(
+                "This step reached a function whose body still calls `fencing_lab_todo`. Which function does `got` name, and what must it return for this step?",
+            ),
+            Some(
+                "Read the claim's statement and the comments of exercises/postgres/contract.sql; they name the helpers each refusal raises.",
+            ),
+            Some(
+                "Replace the `PERFORM fencing_lab_todo(...)` line with the function's body: lock the row, read, decide, write, in that order.",
+            ),
+        ],
+    ),
+    (
+        "panicked",
+        [
+            Some(
+                "The adapter could not read your function's answer. What did it return or raise (see `got`)?",
+            ),
+            Some(
+                "apply returns `outcome` ('applied' or 'replayed') and `value_after`; a refusal is raised by its refuse_… helper, which puts the numbers in DETAIL.",
+            ),
+            Some(
+                "Set both OUT parameters before every RETURN, and raise refusals only through the refuse_… helpers.",
+            ),
+        ],
+    ),
+    (
+        "database-error",
+        [
+            None,
+            Some(
+                "Read the error in `got`: PostgreSQL names the statement's problem (a missing privilege, a column, a type).",
+            ),
+            Some(
+                "Inside the function, name parameters apart from columns (`p_resource`, not `resource`), and qualify where both could be meant.",
+            ),
+        ],
+    ),
+    (
+        "contention-answered",
+        [
+            None,
+            Some(
+                "A row another session holds must fail at once: `FOR UPDATE NOWAIT` raises SQLSTATE 55P03, which the lab counts as contention, not a verdict.",
+            ),
+            Some(
+                "Take the row with `SELECT ... FOR UPDATE NOWAIT` first, and let its error go out of the function; do not catch it and answer.",
+            ),
+        ],
+    ),
+    (
+        "overflow",
+        [
+            Some(
+                "The new value does not fit in a bigint. What does your function do when the value plus the delta is out of range?",
+            ),
+            Some(
+                "A bigint sum out of range raises SQLSTATE 22003, which is not an answer of the contract.",
+            ),
+            Some(
+                "Check the sum against the bigint bounds first, or catch `numeric_value_out_of_range` around it, and raise `refuse_overflow(value, delta)`.",
+            ),
+        ],
+    ),
+    (
+        "unknown-resource",
+        [
+            None,
+            Some(
+                "A `SELECT ... INTO` that finds no row leaves `FOUND` false and its variables NULL.",
+            ),
+            Some(
+                "Right after reading the row: `IF NOT FOUND THEN PERFORM refuse_unknown_resource(p_resource); END IF;`",
+            ),
+        ],
+    ),
+    (
+        "generation-accepted",
+        [
+            None,
+            None,
+            Some(
+                "Read the installed generation of the locked row, then `refuse_stale` when the presented one is lower and `refuse_never_issued` when it is higher.",
+            ),
+        ],
+    ),
+    (
+        "current-refused",
+        [
+            None,
+            None,
+            Some(
+                "Compare `p_generation` with the generation of the row named `p_resource`, read after `FOR UPDATE NOWAIT`; equal is accepted.",
+            ),
+        ],
+    ),
+    (
+        "new-request-replayed",
+        [
+            None,
+            None,
+            Some(
+                "Look the record up `WHERE resource = p_resource AND request_id = p_request_id`, nothing more.",
+            ),
+        ],
+    ),
+    (
+        "replay-applied-again",
+        [
+            None,
+            None,
+            Some(
+                "After the generation check, look the record up; if `FOUND`, return 'replayed' with its result (or refuse a conflict) before any write.",
+            ),
+        ],
+    ),
+    (
+        "install-refused",
+        [
+            None,
+            None,
+            Some(
+                "Read this resource's generation `FOR UPDATE NOWAIT` and refuse with `refuse_not_higher` only when `p_new_generation <= installed`.",
+            ),
+        ],
+    ),
+    (
+        "generation-differs",
+        [
+            None,
+            None,
+            Some(
+                "Only install_generation's `UPDATE resources SET generation = ...` writes it, after every check has passed.",
+            ),
+        ],
+    ),
+    (
+        "record-missing",
+        [
+            None,
+            None,
+            Some(
+                "After the value's UPDATE, INSERT the record in the same function call: one statement, one transaction.",
+            ),
+        ],
+    ),
+    (
+        "duplicate-insert",
+        [
+            None,
+            None,
+            Some(
+                "Take the row lock before you look the record up: a second copy then meets contention, retries, and finds the record.",
+            ),
+        ],
+    ),
+    (
+        "lock-not-held",
+        [
+            None,
+            None,
+            Some(
+                "Start with `SELECT ... FOR UPDATE NOWAIT` on the resource's row and decide on what it returns.",
+            ),
+        ],
+    ),
+    (
+        "checkpoint-not-reached",
+        [
+            None,
+            None,
+            Some(
+                "Write the value with `UPDATE resources SET value = ...` and the record with an INSERT into requests: the test pauses at those writes.",
+            ),
+        ],
+    ),
+];
+
 const POSTGRES_ANSWERS: &[(&str, &str)] = &[
     (
         "lock-not-held",
@@ -1153,6 +1352,42 @@ const CLAIMS: &[ClaimHint] = &[
             "One worker took its lease first but the lock second. Which number orders the holders in your worker?",
             "The lease id follows the order leases were granted in; a counter of your own starts again in every process.",
             "Use the lock key's revision (`Held::revision`).",
+        ],
+        None,
+    ),
+    (
+        "L8.1",
+        [
+            "The worker's own UPDATE of the table went through (see `got`). Which rights does the worker's role have on the tables, and who runs apply's body?",
+            "A function marked SECURITY DEFINER runs with its owner's rights: the caller needs no right on the tables at all.",
+            "Keep apply SECURITY DEFINER and grant the worker EXECUTE on it, never SELECT, UPDATE or INSERT on the tables.",
+        ],
+        None,
+    ),
+    (
+        "L8.2",
+        [
+            "A worker called install_generation and it ran. Who may call a function that nobody granted anything on?",
+            "A new function is executable by PUBLIC, every role, until that right is taken back.",
+            "`REVOKE EXECUTE ON FUNCTION install_generation(text, bigint) FROM PUBLIC;` then `GRANT EXECUTE ... TO fencing_authority;` (and the same for apply and fencing_worker).",
+        ],
+        None,
+    ),
+    (
+        "L8.3",
+        [
+            "The owner's UPDATE wrote an old generation back. What in your file runs when anyone, not only install_generation, writes a generation?",
+            "install_generation's check sees only its own callers; a rule of the schema (a trigger on the table) sees every UPDATE.",
+            "Add a BEFORE UPDATE OF generation trigger on resources that raises (refuse_not_higher) when NEW.generation < OLD.generation.",
+        ],
+        None,
+    ),
+    (
+        "L8.4",
+        [
+            "This claim shows what stays open; which step of it did your functions change (see `got`)?",
+            "The owner lifts the rules and writes; then apply runs with a fault between its writes. Your functions must still judge and write as in L2 and L5.",
+            "Nothing to close here: make apply refuse the stale call and write value then record, as the earlier claims ask.",
         ],
         None,
     ),

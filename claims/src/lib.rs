@@ -14,10 +14,10 @@
 
 pub mod hints;
 
-/// One of the six lessons.
+/// One of the lessons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lesson {
-    /// `L1` to `L7`.
+    /// `L1` to `L8`.
     pub id: &'static str,
     /// The lesson's title.
     pub title: &'static str,
@@ -49,11 +49,20 @@ pub enum Track {
     Postgres,
     /// Workers that take a lock from an etcd cluster, `exercises/etcd/`.
     Etcd,
+    /// The contract as two PL/pgSQL functions on the PostgreSQL server,
+    /// `exercises/postgres/contract.sql`, and roles that say who may call
+    /// which (lesson L8).
+    PostgresSql,
 }
 
 impl Track {
     /// Every track, in the order the grader reports them.
-    pub const ALL: [Track; 3] = [Track::Sqlite, Track::Postgres, Track::Etcd];
+    pub const ALL: [Track; 4] = [
+        Track::Sqlite,
+        Track::Postgres,
+        Track::Etcd,
+        Track::PostgresSql,
+    ];
 
     /// The database's name.
     pub fn name(self) -> &'static str {
@@ -61,6 +70,7 @@ impl Track {
             Track::Sqlite => "SQLite",
             Track::Postgres => "PostgreSQL",
             Track::Etcd => "etcd",
+            Track::PostgresSql => "PostgreSQL functions",
         }
     }
 
@@ -70,15 +80,19 @@ impl Track {
             Track::Sqlite => "sqlite",
             Track::Postgres => "postgres",
             Track::Etcd => "etcd",
+            Track::PostgresSql => "postgres-sql",
         }
     }
 
     /// The track of a graded test, from its name: the PostgreSQL tests sit
-    /// under the module `postgres::`, the etcd tests under `l7_etcd::`,
-    /// everything else is SQLite's.
+    /// under the module `postgres::`, the SQL functions' under
+    /// `postgres_sql::`, the etcd tests under `l7_etcd::`, everything else
+    /// is SQLite's.
     pub fn of_test(test_name: &str) -> Track {
         let mut segments = test_name.split("::");
-        if segments.clone().any(|segment| segment == "postgres") {
+        if segments.clone().any(|segment| segment == "postgres_sql") {
+            Track::PostgresSql
+        } else if segments.clone().any(|segment| segment == "postgres") {
             Track::Postgres
         } else if segments.any(|segment| segment == "l7_etcd") {
             Track::Etcd
@@ -94,29 +108,36 @@ impl Track {
             Track::Sqlite => "",
             Track::Postgres => " --postgres",
             Track::Etcd => " --etcd",
+            Track::PostgresSql => " --postgres-sql",
         }
     }
 
     /// Where this track keeps an exercise file of the SQLite lab: the same
     /// name under `exercises/postgres/` for PostgreSQL. The etcd track's
     /// worker calls the SQLite lab's two functions, so its files are named
-    /// as they are.
+    /// as they are. The SQL track has one file for both functions.
     pub fn exercise_file(self, file: &str) -> String {
         match self {
             Track::Sqlite | Track::Etcd => file.to_owned(),
             Track::Postgres => file.replacen("exercises/", "exercises/postgres/", 1),
+            Track::PostgresSql => PG_CONTRACT.to_owned(),
         }
     }
 }
 
 /// Claims checked on SQLite only.
 const SQLITE: &[Track] = &[Track::Sqlite];
-/// Claims checked on both destinations.
-const EVERYWHERE: &[Track] = &[Track::Sqlite, Track::Postgres];
+/// Claims checked on both destinations, and on the SQL functions.
+const EVERYWHERE: &[Track] = &[Track::Sqlite, Track::Postgres, Track::PostgresSql];
+/// Claims checked on both destinations whose tests pause after a read,
+/// or that L8 turns around: not on the SQL functions.
+const BOTH_DESTINATIONS: &[Track] = &[Track::Sqlite, Track::Postgres];
 /// Claims about what only the server shows.
 const POSTGRES: &[Track] = &[Track::Postgres];
 /// Claims about a worker that takes its authority from etcd.
 const ETCD: &[Track] = &[Track::Etcd];
+/// Claims about what the database itself enforces (lesson L8).
+const SQL_FUNCTIONS: &[Track] = &[Track::PostgresSql];
 
 impl Claim {
     /// The lesson the claim belongs to (`L4.2` belongs to `L4`).
@@ -139,6 +160,18 @@ impl Claim {
         format!("cargo grade --hint {}{}", self.id, track.grade_flag())
     }
 
+    /// The exercise files it judges on `track`, each once (the SQL track
+    /// has one file for both functions).
+    pub fn files_on(&self, track: Track) -> Vec<String> {
+        let mut files: Vec<String> = Vec::new();
+        for file in self.files.iter().map(|file| track.exercise_file(file)) {
+            if !files.contains(&file) {
+                files.push(file);
+            }
+        }
+        files
+    }
+
     /// The prefix its test functions start with: `L4.2` is `l4_2_`.
     pub fn test_prefix(&self) -> String {
         format!("{}_", self.id.to_lowercase().replace('.', "_"))
@@ -153,6 +186,8 @@ pub const APPLY: &str = "exercises/apply.rs";
 pub const PG_INSTALL: &str = "exercises/postgres/install_generation.rs";
 /// The PostgreSQL track's exercise file of `apply`.
 pub const PG_APPLY: &str = "exercises/postgres/apply.rs";
+/// The SQL track's exercise file: both functions, as PL/pgSQL.
+pub const PG_CONTRACT: &str = "exercises/postgres/contract.sql";
 /// The etcd track's exercise file: the worker's side of the authority.
 pub const ETCD_WORKER: &str = "exercises/etcd/worker.rs";
 
@@ -162,7 +197,7 @@ const INSTALL_ONLY: &[&str] = &[INSTALL];
 const WORKER_ONLY: &[&str] = &[ETCD_WORKER];
 
 /// The lessons, in order.
-pub const LESSONS: [Lesson; 7] = [
+pub const LESSONS: [Lesson; 8] = [
     Lesson {
         id: "L1",
         title: "Authority can become stale",
@@ -190,6 +225,10 @@ pub const LESSONS: [Lesson; 7] = [
     Lesson {
         id: "L7",
         title: "A real coordinator: a lease runs out while its holder is frozen",
+    },
+    Lesson {
+        id: "L8",
+        title: "The destination enforces the contract itself",
     },
 ];
 
@@ -282,7 +321,7 @@ pub const CLAIMS: &[Claim] = &[
                nothing it read meanwhile, then succeeds",
         points: 1,
         files: APPLY_ONLY,
-        tracks: EVERYWHERE,
+        tracks: BOTH_DESTINATIONS,
     },
     Claim {
         id: "L3.2",
@@ -290,7 +329,7 @@ pub const CLAIMS: &[Claim] = &[
                are one transaction, and an install tried in between meets contention",
         points: 1,
         files: APPLY_ONLY,
-        tracks: EVERYWHERE,
+        tracks: BOTH_DESTINATIONS,
     },
     Claim {
         id: "L3.3",
@@ -298,7 +337,7 @@ pub const CLAIMS: &[Claim] = &[
                and its write: one tried in between meets contention",
         points: 1,
         files: INSTALL_ONLY,
-        tracks: EVERYWHERE,
+        tracks: BOTH_DESTINATIONS,
     },
     Claim {
         id: "L3.4",
@@ -443,7 +482,7 @@ pub const CLAIMS: &[Claim] = &[
         text: "restoring an old generation makes that generation's requests accepted again",
         points: 1,
         files: BOTH,
-        tracks: EVERYWHERE,
+        tracks: BOTH_DESTINATIONS,
     },
     Claim {
         id: "L5.5",
@@ -528,6 +567,39 @@ pub const CLAIMS: &[Claim] = &[
         points: 1,
         files: WORKER_ONLY,
         tracks: ETCD,
+    },
+    Claim {
+        id: "L8.1",
+        text: "a worker's own UPDATE of the value is refused by the database as permission \
+               denied, not as stale or contention, and changes nothing; through apply it lands",
+        points: 1,
+        files: BOTH,
+        tracks: SQL_FUNCTIONS,
+    },
+    Claim {
+        id: "L8.2",
+        text: "only the authority installs: a worker's call of install_generation is refused \
+               as permission denied and changes nothing; the authority's call installs",
+        points: 1,
+        files: BOTH,
+        tracks: SQL_FUNCTIONS,
+    },
+    Claim {
+        id: "L8.3",
+        text: "a generation never goes backwards: a restore that writes an old generation \
+               back, even by the tables' owner, is refused by a rule of the schema",
+        points: 1,
+        files: BOTH,
+        tracks: SQL_FUNCTIONS,
+    },
+    Claim {
+        id: "L8.4",
+        text: "what stays open: the tables' owner can lift the schema's rules and write around \
+               apply, and an external call made inside apply is not undone when its transaction \
+               rolls back",
+        points: 1,
+        files: BOTH,
+        tracks: SQL_FUNCTIONS,
     },
 ];
 

@@ -92,6 +92,22 @@ pub enum LabError {
     #[error("serialization failure: a concurrent transaction changed what this one read")]
     SerializationFailure,
 
+    /// The database refused the statement to this session's role (SQLSTATE
+    /// 42501): the role may not touch that table or call that function
+    /// (lesson L8). Not a judgement of the request's generation, and not
+    /// contention: no retry will change it.
+    #[cfg(feature = "postgres")]
+    /// Lesson 8's file (`exercises/postgres/contract.sql`) did not load,
+    /// or left the lab's schema other than the lab made it; the text says
+    /// what went wrong. No test of that track can run on it.
+    #[cfg(feature = "postgres")]
+    #[error("exercises/postgres/contract.sql cannot be used: {0}")]
+    ContractRejected(String),
+
+    /// The server's words, which start "permission denied for".
+    #[error("{0}")]
+    PermissionDenied(String),
+
     /// A test injected a fault; the text says where (see
     /// [`checkpoint::between_writes`](crate::checkpoint::between_writes)).
     #[error("injected fault {0}")]
@@ -210,6 +226,8 @@ pub fn describe_error(error: &LabError) -> String {
             Some(cause) => format!("postgresql error: {source}: {cause}"),
             None => format!("postgresql error: {source}"),
         },
+        #[cfg(feature = "postgres")]
+        LabError::PermissionDenied(_) | LabError::ContractRejected(_) => error.to_string(),
         #[cfg(feature = "etcd")]
         LabError::CoordinatorUnavailable(_) => error.to_string(),
         // Not a refusal: the worker saw a newer holder and did not ask.

@@ -36,6 +36,11 @@ pub const POSTGRES: (Lesson, Scenario) = (
     postgres_server,
 );
 
+/// Lesson 8 (feature `postgres-sql`), told after the PostgreSQL chapter:
+/// the contract as SQL functions, and roles.
+#[cfg(feature = "postgres-sql")]
+pub const POSTGRES_SQL: (Lesson, Scenario) = (claims::LESSONS[7], postgres_sql);
+
 /// Tells the scenes into a transcript: every line as the code under test
 /// answered it, and at the first step that differs from what its claim
 /// expects, why the lesson stops there.
@@ -80,11 +85,7 @@ impl Observer for Narrator {
         let Some(claim) = claims::claim(claim) else {
             return Err(Halt(format!("{claim} failed at {step}")));
         };
-        let files: Vec<String> = claim
-            .files
-            .iter()
-            .map(|file| self.track.exercise_file(file))
-            .collect();
+        let files = claim.files_on(self.track);
         let mut why = format!(
             "claim {} failed: {}\n    step:     {}\n    expected: {}\n    got:      {}\n",
             claim.id,
@@ -121,6 +122,7 @@ pub fn run_lesson(
     let track = match lesson.id {
         "PG" => Track::Postgres,
         "L7" => Track::Etcd,
+        "L8" => Track::PostgresSql,
         _ => Track::Sqlite,
     };
     match scenario(&Narrator::new(transcript, track)) {
@@ -152,6 +154,11 @@ pub fn run_all(mut told: impl FnMut(&Transcript)) -> bool {
     #[cfg(feature = "postgres")]
     {
         let (lesson, scenario) = POSTGRES;
+        tell(&lesson, &scenario);
+    }
+    #[cfg(feature = "postgres-sql")]
+    {
+        let (lesson, scenario) = POSTGRES_SQL;
         tell(&lesson, &scenario);
     }
     #[cfg(feature = "etcd")]
@@ -303,5 +310,29 @@ fn postgres_server(n: &Narrator) -> Result<(), Halt> {
     l4::replay_returns_the_original(n, &PgLab::new()?)?;
     l5::direct_sql_bypasses_the_contract(n, &PgLab::new()?)?;
     n.note("Workers in separate processes, each with its own TCP connection, are L1.4's test (tests/lab/postgres/processes.rs).");
+    Ok(())
+}
+
+/// Lesson 8: the same contract written as two functions inside the
+/// database, which roles may call, and what that closes and leaves open
+/// (see [`crate::pg::contract`]).
+#[cfg(feature = "postgres-sql")]
+fn postgres_sql(n: &Narrator) -> Result<(), Halt> {
+    use crate::pg::contract::SqlLab;
+    use crate::scenes::l8;
+
+    n.note("The contract now lives in the database: apply and install_generation are PL/pgSQL functions (exercises/postgres/contract.sql), each call one statement.");
+    n.note("Three roles: fencing_owner owns the tables and the functions, fencing_authority may call install_generation, fencing_worker may call apply.");
+    l1::stale_worker(n, &SqlLab::new()?)?;
+    n.note("L5.3's direct write, now as the worker: the database itself refuses it.");
+    l8::worker_cannot_write_around(n, &SqlLab::new()?)?;
+    l8::only_the_authority_installs(n, &SqlLab::new()?)?;
+    n.note(
+        "L5.4's restore, now against a rule of the schema (a trigger), which holds whoever writes.",
+    );
+    l8::generation_never_goes_back(n, &SqlLab::new()?)?;
+    n.note("What no role or rule closes: the tables' owner, and effects outside the database.");
+    l8::what_stays_open(n, &SqlLab::new()?)?;
+    n.note("Who holds the owner's login is outside the lab: a real deployment keeps it from every worker and operator's daily path.");
     Ok(())
 }

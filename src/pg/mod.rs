@@ -41,6 +41,8 @@
 //! that needed a pause after such a read fails as NOT CHECKED and says why.
 //! The protocol is described in `gate`'s source (`src/pg/gate.rs`).
 
+#[cfg(feature = "postgres-sql")]
+pub mod contract;
 mod gate;
 mod own;
 pub mod server;
@@ -247,6 +249,19 @@ impl PgLab {
         })
     }
 
+    /// This lab's schema.
+    #[cfg(feature = "postgres-sql")]
+    pub(crate) fn schema(&self) -> &str {
+        &self.inner.schema
+    }
+
+    /// Runs `sql` (a batch) on the observer's session: the harness's own
+    /// setup, as the lab's user.
+    #[cfg(feature = "postgres-sql")]
+    pub(crate) fn setup(&self, sql: &str) -> Result<(), LabError> {
+        self.observe(|client| Ok(client.batch_execute(sql)?))
+    }
+
     /// Where another process finds this lab: `<schema> <conninfo>`.
     pub fn address(&self) -> String {
         format!("{} {}", self.inner.schema, self.inner.conninfo)
@@ -254,14 +269,20 @@ impl PgLab {
 
     /// Opens a new session for a worker or the authority.
     pub fn connect(&self) -> Result<PgDestination, LabError> {
+        self.connect_as(None)
+    }
+
+    /// Opens a new session as the server's role `role` (lesson L8's
+    /// owner, authority or worker), or as the lab's own user.
+    pub(crate) fn connect_as(&self, role: Option<&str>) -> Result<PgDestination, LabError> {
         let link = Arc::new(gate::Link::default());
         let notices = Arc::clone(&link);
-        let client = connect(
-            &self.inner.conninfo,
-            Some(&self.inner.schema),
-            Wait::No,
-            Some(Box::new(move |notice| notices.notice(&notice))),
-        )?;
+        let mut config = config(&self.inner.conninfo, Some(&self.inner.schema), Wait::No)?;
+        if let Some(role) = role {
+            config.user(role);
+        }
+        config.notice_callback(move |notice| notices.notice(&notice));
+        let client = config.connect(NoTls)?;
         Ok(PgDestination {
             client,
             link,
@@ -422,6 +443,16 @@ fn connect(
     wait: Wait,
     notices: Option<Notices>,
 ) -> Result<Client, LabError> {
+    let mut config = config(conninfo, schema, wait)?;
+    if let Some(notices) = notices {
+        config.notice_callback(notices);
+    }
+    Ok(config.connect(NoTls)?)
+}
+
+/// How a session on `conninfo` connects, in `schema` when given, with the
+/// lab's settings.
+fn config(conninfo: &str, schema: Option<&str>, wait: Wait) -> Result<Config, LabError> {
     let mut config: Config = conninfo
         .parse()
         .map_err(|error| LabError::ServerUnavailable(format!("bad connection string: {error}")))?;
@@ -432,10 +463,7 @@ fn connect(
         )),
         None => config.options(&format!("-c lock_timeout={}", wait.lock_timeout())),
     };
-    if let Some(notices) = notices {
-        config.notice_callback(notices);
-    }
-    Ok(config.connect(NoTls)?)
+    Ok(config)
 }
 
 /// One session to the server, as a worker or the authority holds it.
@@ -704,6 +732,11 @@ impl From<postgres::Error> for LabError {
             Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE => {
                 LabError::SerializationFailure
             }
+            Some(code) if *code == SqlState::INSUFFICIENT_PRIVILEGE => LabError::PermissionDenied(
+                error
+                    .as_db_error()
+                    .map_or_else(|| error.to_string(), |db| db.message().to_owned()),
+            ),
             _ => LabError::Postgres(error),
         }
     }

@@ -15,7 +15,8 @@
 //!
 //! One file per lesson: [`l1`] to [`l6`], `l7` for the etcd track's workers
 //! in processes of their own (feature `etcd`), and `pg` for what only the
-//! PostgreSQL server shows (feature `postgres`).
+//! PostgreSQL server shows (feature `postgres`), `l8` for what the
+//! database enforces itself (feature `postgres-sql`).
 
 use std::cell::RefCell;
 use std::fmt::{self, Display};
@@ -34,6 +35,8 @@ pub mod l5;
 pub mod l6;
 #[cfg(feature = "etcd")]
 pub mod l7;
+#[cfg(feature = "postgres-sql")]
+pub mod l8;
 #[cfg(feature = "postgres")]
 pub mod pg;
 

@@ -36,6 +36,7 @@ mod l4_on_sqlite;
 mod l5_counterexamples;
 // L5.6: a child process killed mid-apply.
 mod l5_crash;
+mod l5_restore;
 mod l5_sqlite3_shell;
 mod l6_bad_input;
 
@@ -48,6 +49,9 @@ mod l7_etcd;
 // server shows.
 #[cfg(feature = "postgres")]
 mod postgres;
+// Lesson 8: the contract as SQL functions on the server, and roles.
+#[cfg(feature = "postgres-sql")]
+mod postgres_sql;
 
 // The real sqlite3 shell, the external client of L3.5 and L5.7.
 mod sqlite3_shell;

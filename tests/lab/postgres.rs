@@ -51,6 +51,8 @@ mod l2_contract;
 mod l4_duplicates;
 #[path = "l5_counterexamples.rs"]
 mod l5_counterexamples;
+#[path = "l5_restore.rs"]
+mod l5_restore;
 #[path = "l6_bad_input.rs"]
 mod l6_bad_input;
 

@@ -1,0 +1,659 @@
+//! Lesson 8, the SQL track (Cargo feature `postgres-sql`): the contract
+//! written inside the database, as two PL/pgSQL functions
+//! (`exercises/postgres/contract.sql`), and roles that decide who may call
+//! which.
+//!
+//! The server gets three roles, made once per server:
+//!
+//! - [`OWNER`] owns the lab's tables and the learner's functions. It loads
+//!   the learner's file, and only it may write the tables directly.
+//! - [`AUTHORITY`] may call `install_generation`, nothing else.
+//! - [`WORKER`] may call `apply`, nothing else.
+//!
+//! The functions run `SECURITY DEFINER`, with the owner's rights, so the
+//! worker writes the value only through `apply`; who may call each function
+//! is the learner's `GRANT`s. The harness's part stops at the roles, the
+//! schema's privileges and the tables' owner.
+//!
+//! An [`SqlSession`] is a worker's and the authority's connection at once:
+//! `apply` runs on a session logged in as the worker, `install_generation` on
+//! one logged in as the authority, the counterexamples (a direct write, a
+//! restore) on one logged in as the owner, each opened when first needed.
+//! Every call is one statement, one round trip, in a transaction of its own.
+//! The checkpoints are the PostgreSQL track's: the write triggers fire
+//! inside the functions as they do for any `UPDATE`; reads cannot be seen
+//! inside a function, so no test of this track pauses after one.
+//!
+//! What the learner's file may do is checked on the database, not on its
+//! text: it runs as the owner, never as a superuser (so no file access, no
+//! programs, no other role's objects), and once it has run the owner loses
+//! the right to create objects, and the harness checks the catalogue: the
+//! same tables, the checkpoints' triggers enabled, no view or rule, the two
+//! functions there. A file that breaks one of these fails every test with
+//! what it broke.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Mutex;
+
+use postgres::error::DbError;
+
+use super::{PgDestination, PgLab, gate};
+use crate::checkpoint::{Checkpoint, Hooks};
+use crate::claims::PG_CONTRACT;
+use crate::counterexample::{Direct, Param};
+use crate::{LabError, Outcome, Record, State, Store};
+
+/// The learner's file, or the reference with `--features solutions`.
+#[cfg(not(feature = "solutions"))]
+const CONTRACT: &str = include_str!("../../exercises/postgres/contract.sql");
+#[cfg(feature = "solutions")]
+const CONTRACT: &str = include_str!("../../solutions/postgres/contract.sql");
+
+/// The role that owns the tables and the functions.
+pub const OWNER: &str = "fencing_owner";
+/// The role that may install a generation.
+pub const AUTHORITY: &str = "fencing_authority";
+/// The role that may apply a request.
+pub const WORKER: &str = "fencing_worker";
+
+/// The refusals the learner's functions raise, by SQLSTATE: one helper
+/// each, made by the harness in every lab's schema, that raises it with
+/// the numbers in `DETAIL`. `fencing_lab_todo` is the stubs' `todo!()`.
+const HELPERS: &str = "
+    CREATE FUNCTION fencing_lab_todo(function_name text) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION '% is not implemented yet: open exercises/postgres/contract.sql',
+            function_name USING ERRCODE = 'FC000';
+    END $$;
+    CREATE FUNCTION refuse_stale(presented bigint, installed bigint) RETURNS void
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'stale generation: presented %, installed %', presented, installed
+            USING ERRCODE = 'FC001', DETAIL = presented || ' ' || installed;
+    END $$;
+    CREATE FUNCTION refuse_never_issued(presented bigint, installed bigint) RETURNS void
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'generation never issued: presented %, installed %', presented, installed
+            USING ERRCODE = 'FC002', DETAIL = presented || ' ' || installed;
+    END $$;
+    CREATE FUNCTION refuse_not_higher(requested bigint, installed bigint) RETURNS void
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'generation not higher: requested %, installed %', requested, installed
+            USING ERRCODE = 'FC003', DETAIL = requested || ' ' || installed;
+    END $$;
+    CREATE FUNCTION refuse_conflict(recorded_delta bigint, presented_delta bigint) RETURNS void
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'conflicting request: recorded with delta %, presented with delta %',
+            recorded_delta, presented_delta
+            USING ERRCODE = 'FC004', DETAIL = recorded_delta || ' ' || presented_delta;
+    END $$;
+    CREATE FUNCTION refuse_unknown_resource(resource text) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'unknown resource %', quote_literal(resource) USING ERRCODE = 'FC005';
+    END $$;
+    CREATE FUNCTION refuse_empty_request_id() RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'empty request id' USING ERRCODE = 'FC006';
+    END $$;
+    CREATE FUNCTION refuse_generation_below_one(generation bigint) RETURNS void
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'generation must be at least 1, got %', generation
+            USING ERRCODE = 'FC007', DETAIL = generation::text;
+    END $$;
+    CREATE FUNCTION refuse_overflow(value bigint, delta bigint) RETURNS void
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'value overflow: % + % does not fit in a bigint', value, delta
+            USING ERRCODE = 'FC008', DETAIL = value || ' ' || delta;
+    END $$;
+";
+
+/// The objects the harness made in a lab's schema, which the learner's
+/// file must leave as they are: the relations (tables and their keys) and
+/// the checkpoints' triggers.
+const RELATIONS: &[&str] = &["requests", "requests_pkey", "resources", "resources_pkey"];
+const TRIGGERS: &[&str] = &[
+    "fencing_lab_before_effect",
+    "fencing_lab_before_install",
+    "fencing_lab_before_record",
+];
+
+/// One lab of the SQL track: a [`PgLab`] whose tables belong to [`OWNER`],
+/// with the learner's functions loaded by the owner.
+#[derive(Clone)]
+pub struct SqlLab {
+    lab: PgLab,
+}
+
+impl SqlLab {
+    /// A fresh lab on the process's server with the contract loaded.
+    ///
+    /// Errors: [`LabError::ContractRejected`] with what went wrong when the
+    /// learner's file does not load, or loads but leaves the schema other
+    /// than the harness made it; [`LabError::ServerUnavailable`] without a
+    /// server.
+    pub fn new() -> Result<SqlLab, LabError> {
+        let lab = PgLab::new()?;
+        make_roles(&lab)?;
+        let schema = lab.schema().to_owned();
+        lab.setup(&format!(
+            "BEGIN;
+             {HELPERS}
+             ALTER TABLE resources OWNER TO {OWNER};
+             ALTER TABLE requests OWNER TO {OWNER};
+             GRANT USAGE, CREATE ON SCHEMA {schema} TO {OWNER};
+             GRANT USAGE ON SCHEMA {schema} TO {AUTHORITY}, {WORKER};
+             COMMIT;"
+        ))?;
+        // The learner's file, as the owner. `pg_temp` last: a function made
+        // `SET search_path FROM CURRENT` never finds a caller's temporary
+        // table before the lab's.
+        let mut owner = lab.connect_as(Some(OWNER))?;
+        // The harness's setup, not the contention under test: catalog locks
+        // other labs' setup holds are waited for.
+        owner.client().batch_execute(&format!(
+            "SET lock_timeout = '10s'; SET search_path = {schema}, pg_temp"
+        ))?;
+        owner
+            .client()
+            .batch_execute(CONTRACT)
+            .map_err(|error| not_loaded(&error))?;
+        drop(owner);
+        lab.setup(&format!("REVOKE CREATE ON SCHEMA {schema} FROM {OWNER}"))?;
+        check_catalogue(&lab)?;
+        Ok(SqlLab { lab })
+    }
+
+    /// The lab underneath, for what the PostgreSQL track already offers.
+    pub fn pg(&self) -> &PgLab {
+        &self.lab
+    }
+
+    /// A session logged in as `role` ([`OWNER`], [`AUTHORITY`] or
+    /// [`WORKER`]), for a statement of one's own (lesson L8's tests).
+    pub fn session_as(&self, role: &str) -> Result<PgDestination, LabError> {
+        self.lab.connect_as(Some(role))
+    }
+}
+
+/// What a role may do on its own, outside the two functions: lesson L8's
+/// steps. Each runs on a new session logged in as the role, in a
+/// transaction of its own.
+impl SqlLab {
+    /// `role`'s own `UPDATE` of a resource's value.
+    pub fn write_value_as(&self, role: &str, resource: &str, value: i64) -> Result<(), LabError> {
+        self.update_as(role, "value", resource, value)
+    }
+
+    /// `role`'s own `UPDATE` of a resource's generation: a restore.
+    pub fn write_generation_as(
+        &self,
+        role: &str,
+        resource: &str,
+        generation: i64,
+    ) -> Result<(), LabError> {
+        self.update_as(role, "generation", resource, generation)
+    }
+
+    /// `role` calls `install_generation`.
+    pub fn install_as(&self, role: &str, resource: &str, generation: i64) -> Result<(), LabError> {
+        let mut session = self.session_as(role)?;
+        let result = session
+            .client()
+            .execute(
+                "SELECT install_generation($1, $2)",
+                &[&resource, &generation],
+            )
+            .map(|_| ())
+            .map_err(|error| refusal(error, "install_generation", resource, "", 0));
+        settled(&mut session, result)
+    }
+
+    /// The owner lifts the schema's rules (`DISABLE TRIGGER USER`, which
+    /// the table's owner may do), writes `generation` and `value` back, and
+    /// puts the rules back, in one transaction: what no rule of the schema
+    /// can stop.
+    pub fn owner_writes_around_the_rules(
+        &self,
+        resource: &str,
+        generation: i64,
+        value: i64,
+    ) -> Result<(), LabError> {
+        let mut owner = self.session_as(OWNER)?;
+        let mut tx = owner.client().transaction()?;
+        tx.batch_execute("ALTER TABLE resources DISABLE TRIGGER USER")?;
+        let written = tx.execute(
+            "UPDATE resources SET generation = $1, value = $2 WHERE name = $3",
+            &[&generation, &value, &resource],
+        )?;
+        tx.batch_execute("ALTER TABLE resources ENABLE TRIGGER USER")?;
+        if written == 0 {
+            return Err(LabError::UnknownResource(resource.to_owned()));
+        }
+        Ok(tx.commit()?)
+    }
+
+    fn update_as(
+        &self,
+        role: &str,
+        column: &str,
+        resource: &str,
+        new: i64,
+    ) -> Result<(), LabError> {
+        let mut session = self.session_as(role)?;
+        let written = session
+            .client()
+            .execute(
+                &format!("UPDATE resources SET {column} = $1 WHERE name = $2"),
+                &[&new, &resource],
+            )
+            // A rule of the schema refuses with the functions' refusals.
+            .map_err(|error| refusal(error, "a rule of the schema", resource, "", 0));
+        match settled(&mut session, written)? {
+            0 => Err(LabError::UnknownResource(resource.to_owned())),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The three roles, once per server (a shared server keeps them between
+/// runs). `NOLOGIN` is not an option: each logs in with trust, on the
+/// lab's private server.
+fn make_roles(lab: &PgLab) -> Result<(), LabError> {
+    static MADE: Mutex<bool> = Mutex::new(false);
+    let mut made = MADE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if *made {
+        return Ok(());
+    }
+    let mut sql = String::new();
+    for role in [OWNER, AUTHORITY, WORKER] {
+        sql.push_str(&format!(
+            "DO $$ BEGIN CREATE ROLE {role} LOGIN;
+             EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;"
+        ));
+    }
+    lab.setup(&sql)?;
+    *made = true;
+    Ok(())
+}
+
+/// The learner's file did not run to its end: the server's words, and
+/// where in the file, by line and column.
+fn not_loaded(error: &postgres::Error) -> LabError {
+    let what = error.as_db_error().map_or_else(
+        || error.to_string(),
+        |db| match db.position() {
+            Some(postgres::error::ErrorPosition::Original(at)) => {
+                // A 1-based character offset into the file.
+                let before: String = CONTRACT
+                    .chars()
+                    .take((*at as usize).saturating_sub(1))
+                    .collect();
+                let line = before.matches('\n').count() + 1;
+                let column = before.chars().rev().take_while(|c| *c != '\n').count() + 1;
+                format!("{} (line {line}, column {column})", db.message())
+            }
+            _ => db.message().to_owned(),
+        },
+    );
+    LabError::ContractRejected(format!("running it as {OWNER} failed: {what}"))
+}
+
+/// Whether the learner's file left the harness's schema as it was made.
+fn check_catalogue(lab: &PgLab) -> Result<(), LabError> {
+    let schema = lab.schema().to_owned();
+    let broken = lab.observe(|client| {
+        let relations: Vec<String> = client
+            .query(
+                "SELECT c.relname::text FROM pg_catalog.pg_class c
+                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = $1 ORDER BY 1",
+                &[&schema],
+            )?
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        if relations != RELATIONS {
+            return Ok(Some(format!(
+                "the schema holds {relations:?}, not the lab's tables {RELATIONS:?}: \
+                 the file may create functions and triggers, nothing else"
+            )));
+        }
+        let rules: i64 = client
+            .query_one(
+                "SELECT count(*) FROM pg_catalog.pg_rewrite r
+                 JOIN pg_catalog.pg_class c ON c.oid = r.ev_class
+                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = $1",
+                &[&schema],
+            )?
+            .get(0);
+        if rules != 0 {
+            return Ok(Some("the file made a rule on the lab's tables".to_owned()));
+        }
+        for trigger in TRIGGERS {
+            let enabled: Option<bool> = client
+                .query_opt(
+                    "SELECT t.tgenabled = 'O' FROM pg_catalog.pg_trigger t
+                     JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+                     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                     WHERE n.nspname = $1 AND t.tgname = $2",
+                    &[&schema, trigger],
+                )?
+                .map(|row| row.get(0));
+            if enabled != Some(true) {
+                return Ok(Some(format!(
+                    "the checkpoints' trigger {trigger} was dropped or disabled"
+                )));
+            }
+        }
+        for function in ["apply", "install_generation"] {
+            let found: i64 = client
+                .query_one(
+                    "SELECT count(*) FROM pg_catalog.pg_proc p
+                     JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+                     WHERE n.nspname = $1 AND p.proname = $2",
+                    &[&schema, &function],
+                )?
+                .get(0);
+            if found != 1 {
+                return Ok(Some(format!(
+                    "the file must make exactly one function {function}, made {found}"
+                )));
+            }
+        }
+        Ok(None)
+    })?;
+    match broken {
+        Some(what) => Err(LabError::ContractRejected(what)),
+        None => Ok(()),
+    }
+}
+
+/// What the tests ask of any lab, as [`PgLab`] answers it.
+impl SqlLab {
+    /// A new connection for a worker or the authority (see [`SqlSession`]).
+    pub fn connect(&self) -> Result<SqlSession, LabError> {
+        Ok(SqlSession {
+            lab: self.clone(),
+            worker: None,
+            authority: None,
+            owner: None,
+            hook: None,
+        })
+    }
+
+    /// A resource's generation and value, read by the lab's observer.
+    pub fn state(&self, resource: &str) -> Result<State, LabError> {
+        self.lab.state(resource)
+    }
+
+    /// Every recorded request of a resource, ordered by request id.
+    pub fn records(&self, resource: &str) -> Result<Vec<Record>, LabError> {
+        self.lab.records(resource)
+    }
+
+    /// The names of all resources.
+    pub fn resource_names(&self) -> Result<Vec<String>, LabError> {
+        self.lab.resource_names()
+    }
+}
+
+impl Store for SqlLab {
+    type Session = SqlSession;
+
+    fn connect(&self) -> Result<SqlSession, LabError> {
+        SqlLab::connect(self)
+    }
+
+    fn state(&self, resource: &str) -> Result<State, LabError> {
+        SqlLab::state(self, resource)
+    }
+
+    fn records(&self, resource: &str) -> Result<Vec<Record>, LabError> {
+        SqlLab::records(self, resource)
+    }
+
+    fn resource_names(&self) -> Result<Vec<String>, LabError> {
+        SqlLab::resource_names(self)
+    }
+
+    fn direct_sql_write(&self, resource: &str, value: i64) -> Result<(), LabError> {
+        crate::counterexample::direct_sql_write(self, resource, value)
+    }
+
+    fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
+        crate::counterexample::restore_generation(self, resource, generation)
+    }
+}
+
+/// A hook shared by the sessions of one [`SqlSession`].
+type SharedHook = Rc<RefCell<Box<dyn FnMut(Checkpoint) -> Result<(), LabError>>>>;
+
+/// A worker's and the authority's connection to an [`SqlLab`]: one server
+/// session per role, each opened on first use (see the module's docs).
+pub struct SqlSession {
+    lab: SqlLab,
+    worker: Option<PgDestination>,
+    authority: Option<PgDestination>,
+    owner: Option<PgDestination>,
+    hook: Option<SharedHook>,
+}
+
+impl SqlSession {
+    /// The session logged in as `role`, opened with this session's hook if
+    /// it is not open yet.
+    fn as_role(&mut self, role: &'static str) -> Result<&mut PgDestination, LabError> {
+        let slot = match role {
+            WORKER => &mut self.worker,
+            AUTHORITY => &mut self.authority,
+            _ => &mut self.owner,
+        };
+        if slot.is_none() {
+            let mut session = self.lab.session_as(role)?;
+            if let Some(hook) = &self.hook {
+                let hook = Rc::clone(hook);
+                session.on_checkpoint(move |checkpoint| (hook.borrow_mut())(checkpoint));
+            }
+            *slot = Some(session);
+        }
+        Ok(slot.as_mut().expect("opened above"))
+    }
+
+    fn open(&mut self) -> impl Iterator<Item = &mut PgDestination> {
+        [&mut self.worker, &mut self.authority, &mut self.owner]
+            .into_iter()
+            .flatten()
+    }
+}
+
+impl crate::Session for SqlSession {
+    fn apply(
+        &mut self,
+        resource: &str,
+        generation: i64,
+        request_id: &str,
+        delta: i64,
+    ) -> Result<Outcome, LabError> {
+        let worker = self.as_role(WORKER)?;
+        let result = gate::serve(worker, &[], |db| {
+            let row = db
+                .client()
+                .query_one(
+                    "SELECT outcome, value_after FROM apply($1, $2, $3, $4)",
+                    &[&resource, &generation, &request_id, &delta],
+                )
+                .map_err(|error| refusal(error, "apply", resource, request_id, delta))?;
+            let (outcome, result): (Option<String>, Option<i64>) = (row.get(0), row.get(1));
+            match (outcome.as_deref(), result) {
+                (Some("applied"), Some(result)) => Ok(Outcome::Applied { result }),
+                (Some("replayed"), Some(result)) => Ok(Outcome::Replayed { result }),
+                (outcome, result) => Err(LabError::Panicked {
+                    function: "apply",
+                    message: format!(
+                        "returned outcome {outcome:?}, value_after {result:?}: \
+                         the outcome is 'applied' or 'replayed', with the value"
+                    ),
+                }),
+            }
+        });
+        settled(worker, result)
+    }
+
+    fn install_generation(&mut self, resource: &str, new_generation: i64) -> Result<(), LabError> {
+        let authority = self.as_role(AUTHORITY)?;
+        let result = gate::serve(authority, &[], |db| {
+            db.client()
+                .execute(
+                    "SELECT install_generation($1, $2)",
+                    &[&resource, &new_generation],
+                )
+                .map(|_| ())
+                .map_err(|error| refusal(error, "install_generation", resource, "", 0))
+        });
+        settled(authority, result)
+    }
+
+    fn unfenced_write(
+        &mut self,
+        resource: &str,
+        held_generation: i64,
+        delta: i64,
+    ) -> Result<i64, LabError> {
+        // Opened first, so that its hooks are the ones the write runs in.
+        self.as_role(OWNER)?;
+        crate::counterexample::unfenced_write(self, resource, held_generation, delta)
+    }
+
+    fn on_checkpoint(&mut self, hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static) {
+        let hook: SharedHook = Rc::new(RefCell::new(Box::new(hook)));
+        for session in self.open() {
+            let hook = Rc::clone(&hook);
+            session.on_checkpoint(move |checkpoint| (hook.borrow_mut())(checkpoint));
+        }
+        self.hook = Some(hook);
+    }
+
+    fn clear_checkpoint(&mut self) {
+        self.hook = None;
+        for session in self.open() {
+            session.clear_checkpoint();
+        }
+    }
+
+    fn unobserved(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// The counterexamples run as the owner: the one role that may still
+/// write the tables directly.
+impl Direct for SqlSession {
+    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<i64>, LabError> {
+        self.as_role(OWNER)?.query_i64(sql, params)
+    }
+
+    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<(), LabError> {
+        self.as_role(OWNER)?.execute(sql, params)
+    }
+
+    fn hooks(&self) -> Rc<Hooks> {
+        match &self.owner {
+            Some(owner) => owner.hooks(),
+            // Not open yet: the first statement opens it, with the hook.
+            None => Rc::new(Hooks::default()),
+        }
+    }
+}
+
+/// Waits until `db`'s server process has ended the statement that just
+/// failed. An error reaches the client before the server has rolled the
+/// statement's transaction back and let its row locks go; the next step of
+/// a test, on another session, must not meet them.
+fn settled<T>(db: &mut PgDestination, result: Result<T, LabError>) -> Result<T, LabError> {
+    if result.is_err() {
+        let _ = db.client().simple_query("");
+    }
+    result
+}
+
+/// What a call's error means: a refusal the function raised (SQLSTATE
+/// `FC001`..`FC008`, numbers in `DETAIL`), the stub's `FC000`, or whatever
+/// else the PostgreSQL track makes of it.
+fn refusal(
+    error: postgres::Error,
+    function: &'static str,
+    resource: &str,
+    request_id: &str,
+    delta: i64,
+) -> LabError {
+    let Some(db) = error.as_db_error() else {
+        return error.into();
+    };
+    let code = db.code().code();
+    let numbers = || numbers(db);
+    let two = |make: fn(i64, i64) -> LabError| match numbers()[..] {
+        [a, b] => make(a, b),
+        _ => bad_detail(function, db),
+    };
+    match code {
+        "FC000" => LabError::NotImplemented {
+            function,
+            file: PG_CONTRACT,
+        },
+        "FC001" => two(|presented, installed| LabError::Stale {
+            presented,
+            installed,
+        }),
+        "FC002" => two(|presented, installed| LabError::NeverIssued {
+            presented,
+            installed,
+        }),
+        "FC003" => two(|requested, installed| LabError::NotHigher {
+            requested,
+            installed,
+        }),
+        "FC004" => match numbers()[..] {
+            [recorded_delta, presented_delta] if presented_delta == delta => LabError::Conflict {
+                request_id: request_id.to_owned(),
+                recorded_delta,
+                presented_delta,
+            },
+            _ => bad_detail(function, db),
+        },
+        "FC005" => LabError::UnknownResource(resource.to_owned()),
+        "FC006" => LabError::EmptyRequestId,
+        "FC007" => match numbers()[..] {
+            [generation] => LabError::GenerationBelowOne(generation),
+            _ => bad_detail(function, db),
+        },
+        "FC008" => two(|value, delta| LabError::Overflow { value, delta }),
+        _ => error.into(),
+    }
+}
+
+/// The numbers of a refusal's `DETAIL`, in order.
+fn numbers(db: &DbError) -> Vec<i64> {
+    db.detail()
+        .unwrap_or_default()
+        .split_whitespace()
+        .map_while(|word| word.parse().ok())
+        .collect()
+}
+
+fn bad_detail(function: &'static str, db: &DbError) -> LabError {
+    LabError::Panicked {
+        function,
+        message: format!(
+            "raised SQLSTATE {} with DETAIL {:?}: raise it with the refuse_… function of that \
+             refusal, which puts the numbers in DETAIL",
+            db.code().code(),
+            db.detail().unwrap_or_default()
+        ),
+    }
+}

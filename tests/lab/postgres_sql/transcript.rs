@@ -1,0 +1,29 @@
+//! Lesson 8's story, as `cargo run --features postgres-sql` prints it after
+//! the PostgreSQL chapter, held against the reference's snapshot like the
+//! other lessons' (`transcripts.rs`).
+
+use fencing_lab::story::{self, POSTGRES_SQL};
+use fencing_lab::transcript::Transcript;
+
+#[test]
+fn postgres_sql_transcript() {
+    crate::support::quiet_todo_panics();
+    let (lesson, scenario) = POSTGRES_SQL;
+    let transcript = Transcript::new();
+    let complete = story::run_lesson(&transcript, &lesson, scenario);
+    if !cfg!(feature = "solutions") {
+        // Against the learner's code: the first line that differs from the
+        // reference's story, never a snapshot to accept.
+        return crate::transcripts::hold_against_reference(
+            lesson.id,
+            "postgres_sql/snapshots/lab__postgres_sql__transcript__l8_sql_functions.snap",
+            &transcript.render(),
+        );
+    }
+    assert!(
+        complete,
+        "\nlesson 8 stopped early; its transcript so far:\n{}",
+        transcript.render()
+    );
+    insta::assert_snapshot!("l8_sql_functions", transcript.render());
+}

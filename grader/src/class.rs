@@ -181,7 +181,7 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     }
     // The PostgreSQL track: a fresh cluster per worker, made once, that each
     // test run copies instead of running initdb (half a second each).
-    if crate::score::tracks().contains(&Track::Postgres) {
+    if uses_postgres() {
         for (worker, suite) in workers.iter().zip(&mut suites) {
             let Some(sandbox) = &suite.sandbox else { break };
             let dir = &worker.pg_template;
@@ -295,6 +295,12 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     })
 }
 
+/// Whether a graded track runs on the PostgreSQL server.
+fn uses_postgres() -> bool {
+    let tracks = crate::score::tracks();
+    tracks.contains(&Track::Postgres) || tracks.contains(&Track::PostgresSql)
+}
+
 /// How many submissions a class grades at once unless told (`-j`): one per
 /// core, at most [`MAX_DEFAULT_JOBS`], no more than the memory available
 /// allows at [`MEMORY_PER_JOB`] each, and, started by root, no more than
@@ -304,7 +310,7 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
 /// machine would crowd.
 pub fn default_jobs() -> usize {
     let tracks = crate::score::tracks();
-    if tracks.contains(&Track::Postgres) || tracks.contains(&Track::Etcd) {
+    if tracks.len() > 1 {
         return 1;
     }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -381,6 +387,7 @@ fn class_suite(options: &Options, repository: &Path, worker: &Worker) -> Result<
         solutions: false,
         postgres: crate::score::tracks().contains(&Track::Postgres),
         etcd: crate::score::tracks().contains(&Track::Etcd),
+        postgres_sql: crate::score::tracks().contains(&Track::PostgresSql),
         interactive: false,
         tmp_dir: Some(worker.tmp.clone()),
         pg_template: None,

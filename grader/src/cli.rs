@@ -14,17 +14,17 @@ pub const USAGE: &str = "\
 grade: the fencing-lab grader
 
 usage:
-  cargo grade [--solutions] [--postgres] [--etcd]
+  cargo grade [--solutions] [--postgres] [--etcd] [--postgres-sql]
       grade this checkout's exercises and print a scorecard
       (--solutions: the reference in solutions/ instead)
-  cargo grade --watch [--postgres] [--etcd]
+  cargo grade --watch [--postgres] [--etcd] [--postgres-sql]
       grade again each time a file under exercises/ is saved: a bar per
       lesson, the next failing claim, its step and hint; keys h (next level
       of the hint), r (run again), q (quit)
   cargo grade --submissions DIR --out OUTDIR [--shard K/N] [--expect FILE]
       grade a class: every folder of DIR is one submission, holding
       exercises/apply.rs and exercises/install_generation.rs, or the files alone
-  cargo grade --hint CLAIM [LEVEL] [--postgres | --etcd]
+  cargo grade --hint CLAIM [LEVEL] [--postgres | --etcd | --postgres-sql]
       the next level of the hint a failing step of CLAIM (L4.9) asked: a
       failure prints level 1, a question; this prints level 2, then 3, the
       answer (or LEVEL, 1 to 3). It runs the claim's tests to find the step
@@ -48,6 +48,11 @@ usage:
   protoc (protobuf-compiler) to build. --postgres and --etcd may be given
   together: SQLite, PostgreSQL, then etcd
 
+  with --postgres-sql, lesson 8 is graded too, on its own: the contract as
+  two PL/pgSQL functions and the grants of who may call them, in
+  exercises/postgres/contract.sql (postgres/contract.sql beside the files
+  alone), on the PostgreSQL server; it comes after the other tracks
+
 options:
   --submissions DIR     the class, one folder per submission
   --out OUTDIR          where gradebook.csv, index.html (the class report),
@@ -65,6 +70,7 @@ options:
   --solutions           grade the reference instead of this checkout's exercises
   --postgres            grade the PostgreSQL track too
   --etcd                grade the etcd track too
+  --postgres-sql        grade lesson 8, the SQL functions, too
   --accept NAME         count the points of the submission NAME although the
                         review put it on hold (its source names what
                         grader/allowlist.txt does not have); read the lines
@@ -72,7 +78,7 @@ options:
   -j, --jobs N          grade N submissions at once, each in its own work
                         folder (default: one per core, at most 4, and no more
                         than free memory allows at 2 GiB each; 1 with
-                        --postgres or --etcd); the outputs are the same for
+                        a server track); the outputs are the same for
                         every N
   --no-sandbox          run submissions without the sandbox, said in every
                         report (for machines where bubblewrap cannot run)
@@ -172,6 +178,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
             Long("etcd") => {
                 crate::score::grade_etcd();
                 track = Track::Etcd;
+            }
+            Long("postgres-sql") => {
+                crate::score::grade_postgres_sql();
+                track = Track::PostgresSql;
             }
             Long("no-sandbox") => sandbox = false,
             Short('j') | Long("jobs") => {

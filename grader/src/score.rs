@@ -22,6 +22,7 @@ use crate::verdicts::Verdicts;
 
 static POSTGRES: AtomicBool = AtomicBool::new(false);
 static ETCD: AtomicBool = AtomicBool::new(false);
+static POSTGRES_SQL: AtomicBool = AtomicBool::new(false);
 
 /// Grades the PostgreSQL track too, from now on (`--postgres`).
 pub fn grade_postgres() {
@@ -33,18 +34,28 @@ pub fn grade_etcd() {
     ETCD.store(true, Ordering::Relaxed);
 }
 
+/// Grades the SQL functions' track too, from now on (`--postgres-sql`).
+pub fn grade_postgres_sql() {
+    POSTGRES_SQL.store(true, Ordering::Relaxed);
+}
+
 /// The tracks this grader grades, in the order it reports them: SQLite,
-/// PostgreSQL when given `--postgres`, etcd when given `--etcd`.
+/// PostgreSQL when given `--postgres`, etcd when given `--etcd`, the SQL
+/// functions when given `--postgres-sql`.
 pub fn tracks() -> &'static [Track] {
-    match (
-        POSTGRES.load(Ordering::Relaxed),
-        ETCD.load(Ordering::Relaxed),
-    ) {
-        (false, false) => &[Track::Sqlite],
-        (true, false) => &[Track::Sqlite, Track::Postgres],
-        (false, true) => &[Track::Sqlite, Track::Etcd],
-        (true, true) => &[Track::Sqlite, Track::Postgres, Track::Etcd],
-    }
+    use Track::{Etcd as E, Postgres as P, PostgresSql as Q, Sqlite as S};
+    const BY_FLAGS: [&[Track]; 8] = [
+        &[S],
+        &[S, P],
+        &[S, E],
+        &[S, P, E],
+        &[S, Q],
+        &[S, P, Q],
+        &[S, E, Q],
+        &[S, P, E, Q],
+    ];
+    let flag = |on: &AtomicBool, bit: usize| usize::from(on.load(Ordering::Relaxed)) << bit;
+    BY_FLAGS[flag(&POSTGRES, 0) | flag(&ETCD, 1) | flag(&POSTGRES_SQL, 2)]
 }
 
 /// How one claim came out.

@@ -121,6 +121,7 @@ pub fn score(
         solutions,
         postgres: tracks().contains(&Track::Postgres),
         etcd: tracks().contains(&Track::Etcd),
+        postgres_sql: tracks().contains(&Track::PostgresSql),
         interactive: true,
         tmp_dir: None,
         pg_template: None,
@@ -209,6 +210,10 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) ->
         Track::Sqlite => ("Scorecard", "Points"),
         Track::Postgres => ("Scorecard on PostgreSQL", "Points on PostgreSQL"),
         Track::Etcd => ("Scorecard on etcd", "Points on etcd"),
+        Track::PostgresSql => (
+            "Scorecard on PostgreSQL functions",
+            "Points on PostgreSQL functions",
+        ),
     };
     let _ = writeln!(out, "\n{heading}: {}", implementation(score.track));
     // A lesson without a claim on the track (L7 on SQLite, L1 to L6 on
@@ -265,22 +270,23 @@ pub fn implementation(track: Track) -> &'static str {
         Track::Postgres => "your exercises (exercises/postgres/)",
         Track::Etcd if SOLUTIONS.load(Ordering::Relaxed) => "the reference (solutions/etcd/)",
         Track::Etcd => "your exercises (exercises/etcd/)",
+        Track::PostgresSql if SOLUTIONS.load(Ordering::Relaxed) => {
+            "the reference (solutions/postgres/contract.sql)"
+        }
+        Track::PostgresSql => "your exercises (exercises/postgres/contract.sql)",
     }
 }
 
 /// What the first failing claim means and where to look.
 fn first_failing(track: Track, first: &ClaimScore, run_problem: bool) -> String {
     let claim = first.claim;
-    let files: Vec<String> = claim
-        .files
-        .iter()
-        .map(|file| track.exercise_file(file))
-        .collect();
+    let files = claim.files_on(track);
     // The claim's prefix selects its tests on every track the build has.
     let features = match track {
         Track::Sqlite => "",
         Track::Postgres => "--features postgres ",
         Track::Etcd => "--features etcd ",
+        Track::PostgresSql => "--features postgres-sql ",
     };
     let mut out = String::new();
     let _ = writeln!(out, "\nFirst failing claim: {} {}", claim.id, claim.text);

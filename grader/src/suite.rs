@@ -76,6 +76,8 @@ pub struct Suite {
     pub postgres: bool,
     /// Build with `--features etcd` (the etcd track's tests too).
     pub etcd: bool,
+    /// Build with `--features postgres-sql` (lesson 8's tests too).
+    pub postgres_sql: bool,
     /// Show cargo's progress and rendered diagnostics on stderr, as
     /// `cargo test` would, instead of collecting the first error.
     pub interactive: bool,
@@ -184,6 +186,7 @@ impl Suite {
             (self.solutions, "solutions"),
             (self.postgres, "postgres"),
             (self.etcd, "etcd"),
+            (self.postgres_sql, "postgres-sql"),
         ]
         .into_iter()
         .filter_map(|(on, feature)| on.then_some(feature))
@@ -283,11 +286,16 @@ impl Suite {
             }
             _ => None,
         };
-        // Only a test of a claim sends a verdict (the transcripts' do not).
+        // Only a test of a claim sends a verdict (the transcripts' do not),
+        // and only a graded track's are run: `postgres-sql` builds the
+        // PostgreSQL track's tests too.
         let graded: Vec<String> = listed.as_ref().map_or_else(Vec::new, |listed| {
             listed
                 .iter()
                 .filter(|test| crate::claims::claim_of_test(test).is_some())
+                .filter(|test| {
+                    crate::score::tracks().contains(&crate::claims::Track::of_test(test))
+                })
                 .cloned()
                 .collect()
         });

@@ -456,6 +456,7 @@ fn block(what: &str, lab: &Lab) -> Result<String, String> {
                 let only = match claim.tracks {
                     [Track::Postgres] => " *PostgreSQL*",
                     [Track::Etcd] => " *etcd*",
+                    [Track::PostgresSql] => " *PostgreSQL functions*",
                     _ => "",
                 };
                 let _ = writeln!(

@@ -54,6 +54,10 @@ pub enum Case {
     BareApply,
     /// (c) on a bare connection, reading the resource's row once.
     BareApplyOneRead,
+    /// (f) PostgreSQL only: `apply` as the reference's PL/pgSQL function
+    /// (lesson 8), called by the worker's role: one statement, one round
+    /// trip.
+    SqlFunction,
 }
 
 impl Case {
@@ -67,6 +71,9 @@ impl Case {
     ];
     /// The harness-overhead paths, on one connection.
     const OVERHEAD: [Case; 3] = [Case::BareFloor, Case::BareApply, Case::BareApplyOneRead];
+    /// The paths only a server has, measured beside (a) to (e) there.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    const SERVER: [Case; 1] = [Case::SqlFunction];
 
     fn letter(self) -> &'static str {
         match self {
@@ -78,6 +85,7 @@ impl Case {
             Case::BareFloor => "b bare",
             Case::BareApply => "c bare",
             Case::BareApplyOneRead => "c bare, one read",
+            Case::SqlFunction => "f",
         }
     }
 
@@ -91,6 +99,7 @@ impl Case {
             Case::BareFloor => "(b) on a bare connection",
             Case::BareApply => "(c) copied onto a bare connection",
             Case::BareApplyOneRead => "(c) copied, the row read once",
+            Case::SqlFunction => "(f) apply as an SQL function",
         }
     }
 }
@@ -304,8 +313,13 @@ fn bench(options: &Options) -> Result<(), String> {
     };
     #[cfg(feature = "postgres")]
     if server.is_some() {
+        // (f) beside (c), whenever (c) is measured.
+        let server_cases = Case::SERVER
+            .into_iter()
+            .filter(|_| options.cases.contains(&Case::Apply));
+        let cases: Vec<Case> = options.cases.iter().copied().chain(server_cases).collect();
         for &connections in &options.connections {
-            for &case in &options.cases {
+            for &case in &cases {
                 plan.push((Target::Postgres, case, connections));
             }
         }
@@ -414,7 +428,10 @@ fn report_again(dir: &std::path::Path) -> Result<(), String> {
     let machine = read("machine.md")?;
     let mut targets: Vec<Target> = sqlite_configs().into_iter().map(Target::Sqlite).collect();
     targets.push(Target::Postgres);
-    let cases = Case::MAIN.into_iter().chain(Case::OVERHEAD);
+    let cases = Case::MAIN
+        .into_iter()
+        .chain(Case::OVERHEAD)
+        .chain(Case::SERVER);
     let cases: Vec<Case> = cases.collect();
     let mut rows = Vec::new();
     for (number, line) in read("results.csv")?.lines().enumerate().skip(1) {
@@ -777,6 +794,54 @@ fn report(machine: &str, rows: &[Row]) -> String {
             ratio_text(cpu_ratio(rows, target, Case::Apply, Case::Bare, 1)),
             share_text(find(rows, target, Case::Apply, 1)),
         );
+    }
+
+    if targets(rows)
+        .into_iter()
+        .any(|target| find(rows, target, Case::SqlFunction, 1).is_some())
+    {
+        let _ = writeln!(
+            text,
+            "\n## The contract inside the database (PostgreSQL)\n\n\
+             (f) is `apply` as the reference's PL/pgSQL function (lesson 8, \
+             `solutions/postgres/contract.sql`), called by the worker's role as one statement: \
+             one round trip where (c) takes one per statement. Operations per second, then \
+             (f) and (c) over (b) by the wall clock, by median latency and by processor time \
+             (the client's: the server's work is in the wall clock, not in CPU).\n"
+        );
+        let _ = writeln!(
+            text,
+            "| Destination | Conns | (b) + record | (c) apply | (f) SQL function | (f)/(b) wall | p50 | CPU | (c)/(b) wall | p50 | CPU |"
+        );
+        let _ = writeln!(
+            text,
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        );
+        for target in targets(rows) {
+            for n in connections_of(rows, target) {
+                if find(rows, target, Case::SqlFunction, n).is_none() {
+                    continue;
+                }
+                let p50 = |case| match n {
+                    1 => ratio_text(p50_ratio(rows, target, case, Case::Floor)),
+                    _ => "–".to_owned(),
+                };
+                let _ = writeln!(
+                    text,
+                    "| {} | {n} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    target.label(),
+                    ops_text(find(rows, target, Case::Floor, n)),
+                    ops_text(find(rows, target, Case::Apply, n)),
+                    ops_text(find(rows, target, Case::SqlFunction, n)),
+                    ratio_text(cost_ratio(rows, target, Case::SqlFunction, Case::Floor, n)),
+                    p50(Case::SqlFunction),
+                    ratio_text(cpu_ratio(rows, target, Case::SqlFunction, Case::Floor, n)),
+                    ratio_text(cost_ratio(rows, target, Case::Apply, Case::Floor, n)),
+                    p50(Case::Apply),
+                    ratio_text(cpu_ratio(rows, target, Case::Apply, Case::Floor, n)),
+                );
+            }
+        }
     }
 
     let _ = writeln!(

@@ -1,8 +1,10 @@
 //! The paths on PostgreSQL (feature `postgres`): (a) to (e) through lab
 //! sessions (`PgDestination`) on the lab's private server, or the one named
-//! by `FENCING_LAB_PG_URL`.
+//! by `FENCING_LAB_PG_URL`, and (f) through lesson 8's SQL functions
+//! (`SqlSession`, logged in as the worker's role).
 
 use fencing_lab::Session;
+use fencing_lab::pg::contract::SqlLab;
 use fencing_lab::pg::{self, PgLab};
 use fencing_lab::{LabError, Outcome};
 use postgres::error::SqlState;
@@ -38,8 +40,18 @@ pub fn describe_server() -> Result<String, String> {
 
 /// Measures `case` on a fresh lab schema with `connections` sessions.
 pub fn measure(case: Case, connections: usize, timing: Timing) -> Result<Cell, String> {
-    let lab = PgLab::new().map_err(|error| fencing_lab::describe_error(&error))?;
-    let cell = run(connections, timing, |thread| setup(&lab, case, thread))?;
+    let describe = |error| fencing_lab::describe_error(&error);
+    let (lab, cell) = if case == Case::SqlFunction {
+        let lab = SqlLab::new().map_err(describe)?;
+        let cell = run(connections, timing, |thread| {
+            sql_function(&lab, thread).map(cancel_is_contention)
+        })?;
+        (lab.pg().clone(), cell)
+    } else {
+        let lab = PgLab::new().map_err(describe)?;
+        let cell = run(connections, timing, |thread| setup(&lab, case, thread))?;
+        (lab, cell)
+    };
     let value = lab
         .state(RESOURCE)
         .map_err(|error| fencing_lab::describe_error(&error))?
@@ -64,8 +76,12 @@ pub fn measure(case: Case, connections: usize, timing: Timing) -> Result<Cell, S
 
 /// A lab session's operation, with one more error counted as contention.
 fn setup(lab: &PgLab, case: Case, thread: usize) -> Result<Op, LabError> {
-    let mut op = paths(lab, case, thread)?;
-    Ok(Box::new(move |i| match op(i) {
+    Ok(cancel_is_contention(paths(lab, case, thread)?))
+}
+
+/// `op`, with one more error counted as contention.
+fn cancel_is_contention(mut op: Op) -> Op {
+    Box::new(move |i| match op(i) {
         // Seen at 8 sessions with the lab's 1 ms lock timeout: the server
         // now and then reports a lock wait's cancellation as SQLSTATE 57014
         // ("canceling statement due to user request") instead of 55P03.
@@ -75,6 +91,18 @@ fn setup(lab: &PgLab, case: Case, thread: usize) -> Result<Op, LabError> {
             Err(LabError::Contention)
         }
         other => other,
+    })
+}
+
+/// (f): the worker's session calls the `apply` function, a new request
+/// each time.
+fn sql_function(lab: &SqlLab, thread: usize) -> Result<Op, LabError> {
+    let mut worker = lab.connect()?;
+    Ok(Box::new(move |i| {
+        match worker.apply(RESOURCE, 1, &format!("t{thread}-{i}"), 1)? {
+            Outcome::Applied { .. } => Ok(()),
+            other => Err(unexpected(other)),
+        }
     }))
 }
 
@@ -126,6 +154,7 @@ fn paths(lab: &PgLab, case: Case, thread: usize) -> Result<Op, LabError> {
             })
         }
         Case::WorkerCheck => Box::new(move |_| db.unfenced_write(RESOURCE, 1, 1).map(drop)),
+        Case::SqlFunction => unreachable!("(f) is measured by `sql_function`"),
         Case::BareFloor | Case::BareApply | Case::BareApplyOneRead => {
             drop(db);
             let mut bare = Bare::connect(lab)?;

@@ -142,6 +142,12 @@ fn setup(lab: &Lab, config: Config, case: Case, thread: usize) -> Result<Op, Lab
             let mut conn = bare_connection(lab, config)?;
             Box::new(move |i| copy_of_reference(&mut conn, &request_id(thread, i), true))
         }
+        Case::SqlFunction => {
+            return Err(LabError::Panicked {
+                function: "benchmark",
+                message: "(f) is PostgreSQL's alone".to_owned(),
+            });
+        }
     })
 }
 

@@ -157,8 +157,10 @@ fn settle(events: &Receiver<Event>) {
     }
 }
 
+/// An exercise file: Rust, or lesson 8's SQL (`exercises/postgres/contract.sql`).
 fn is_source(path: &Path) -> bool {
-    path.extension().is_some_and(|extension| extension == "rs")
+    path.extension()
+        .is_some_and(|extension| extension == "rs" || extension == "sql")
 }
 
 fn shown(checkout: &Path, path: &Path) -> String {
@@ -449,8 +451,9 @@ mod tests {
     }
 
     #[test]
-    fn only_rust_sources_wake_the_loop() {
+    fn only_exercise_sources_wake_the_loop() {
         assert!(is_source(Path::new("exercises/apply.rs")));
+        assert!(is_source(Path::new("exercises/postgres/contract.sql")));
         assert!(!is_source(Path::new("exercises/.apply.rs.swp")));
         assert!(!is_source(Path::new("exercises/4913")));
     }

@@ -51,8 +51,9 @@ mod l5_counterexamples;
 #[path = "l6_bad_input.rs"]
 mod l6_bad_input;
 // L4.10 pauses at the write checkpoints only, which fire inside a function.
+// Named for its lesson, so that libtest lists it in the lesson's order.
 #[path = "postgres/duplicates.rs"]
-mod duplicates;
+mod l4_duplicates_at_once;
 
 mod l8;
 mod transcript;

@@ -19,7 +19,9 @@
 //! `apply` runs on a session logged in as the worker, `install_generation` on
 //! one logged in as the authority, the counterexamples (a direct write, a
 //! restore) on one logged in as the owner, each opened when first needed.
-//! Every call is one statement, one round trip, in a transaction of its own.
+//! Every call is one statement in a transaction of its own (two round trips:
+//! the client prepares the statement, then runs it), where the PostgreSQL
+//! track's `apply` takes fourteen.
 //! The checkpoints are the PostgreSQL track's: the write triggers fire
 //! inside the functions as they do for any `UPDATE`; reads cannot be seen
 //! inside a function, so no test of this track pauses after one.
@@ -32,17 +34,15 @@
 //! functions there. A file that breaks one of these fails every test with
 //! what it broke.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+mod refusal;
+mod session;
+
 use std::sync::Mutex;
 
-use postgres::error::DbError;
-
-use super::{PgDestination, PgLab, gate};
-use crate::checkpoint::{Checkpoint, Hooks};
-use crate::claims::PG_CONTRACT;
-use crate::counterexample::{Direct, Param};
-use crate::{LabError, Outcome, Record, State, Store};
+use super::{PgDestination, PgLab};
+use crate::{LabError, Record, State, Store};
+use refusal::{refusal, settled};
+pub use session::SqlSession;
 
 /// The learner's file, or the reference with `--features solutions`.
 #[cfg(not(feature = "solutions"))]
@@ -379,13 +379,7 @@ fn check_catalogue(lab: &PgLab) -> Result<(), LabError> {
 impl SqlLab {
     /// A new connection for a worker or the authority (see [`SqlSession`]).
     pub fn connect(&self) -> Result<SqlSession, LabError> {
-        Ok(SqlSession {
-            lab: self.clone(),
-            worker: None,
-            authority: None,
-            owner: None,
-            hook: None,
-        })
+        Ok(SqlSession::new(self.clone()))
     }
 
     /// A resource's generation and value, read by the lab's observer.
@@ -429,231 +423,5 @@ impl Store for SqlLab {
 
     fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
         crate::counterexample::restore_generation(self, resource, generation)
-    }
-}
-
-/// A hook shared by the sessions of one [`SqlSession`].
-type SharedHook = Rc<RefCell<Box<dyn FnMut(Checkpoint) -> Result<(), LabError>>>>;
-
-/// A worker's and the authority's connection to an [`SqlLab`]: one server
-/// session per role, each opened on first use (see the module's docs).
-pub struct SqlSession {
-    lab: SqlLab,
-    worker: Option<PgDestination>,
-    authority: Option<PgDestination>,
-    owner: Option<PgDestination>,
-    hook: Option<SharedHook>,
-}
-
-impl SqlSession {
-    /// The session logged in as `role`, opened with this session's hook if
-    /// it is not open yet.
-    fn as_role(&mut self, role: &'static str) -> Result<&mut PgDestination, LabError> {
-        let slot = match role {
-            WORKER => &mut self.worker,
-            AUTHORITY => &mut self.authority,
-            _ => &mut self.owner,
-        };
-        if slot.is_none() {
-            let mut session = self.lab.session_as(role)?;
-            if let Some(hook) = &self.hook {
-                let hook = Rc::clone(hook);
-                session.on_checkpoint(move |checkpoint| (hook.borrow_mut())(checkpoint));
-            }
-            *slot = Some(session);
-        }
-        Ok(slot.as_mut().expect("opened above"))
-    }
-
-    fn open(&mut self) -> impl Iterator<Item = &mut PgDestination> {
-        [&mut self.worker, &mut self.authority, &mut self.owner]
-            .into_iter()
-            .flatten()
-    }
-}
-
-impl crate::Session for SqlSession {
-    fn apply(
-        &mut self,
-        resource: &str,
-        generation: i64,
-        request_id: &str,
-        delta: i64,
-    ) -> Result<Outcome, LabError> {
-        let worker = self.as_role(WORKER)?;
-        let result = gate::serve(worker, &[], |db| {
-            let row = db
-                .client()
-                .query_one(
-                    "SELECT outcome, value_after FROM apply($1, $2, $3, $4)",
-                    &[&resource, &generation, &request_id, &delta],
-                )
-                .map_err(|error| refusal(error, "apply", resource, request_id, delta))?;
-            let (outcome, result): (Option<String>, Option<i64>) = (row.get(0), row.get(1));
-            match (outcome.as_deref(), result) {
-                (Some("applied"), Some(result)) => Ok(Outcome::Applied { result }),
-                (Some("replayed"), Some(result)) => Ok(Outcome::Replayed { result }),
-                (outcome, result) => Err(LabError::Panicked {
-                    function: "apply",
-                    message: format!(
-                        "returned outcome {outcome:?}, value_after {result:?}: \
-                         the outcome is 'applied' or 'replayed', with the value"
-                    ),
-                }),
-            }
-        });
-        settled(worker, result)
-    }
-
-    fn install_generation(&mut self, resource: &str, new_generation: i64) -> Result<(), LabError> {
-        let authority = self.as_role(AUTHORITY)?;
-        let result = gate::serve(authority, &[], |db| {
-            db.client()
-                .execute(
-                    "SELECT install_generation($1, $2)",
-                    &[&resource, &new_generation],
-                )
-                .map(|_| ())
-                .map_err(|error| refusal(error, "install_generation", resource, "", 0))
-        });
-        settled(authority, result)
-    }
-
-    fn unfenced_write(
-        &mut self,
-        resource: &str,
-        held_generation: i64,
-        delta: i64,
-    ) -> Result<i64, LabError> {
-        // Opened first, so that its hooks are the ones the write runs in.
-        self.as_role(OWNER)?;
-        crate::counterexample::unfenced_write(self, resource, held_generation, delta)
-    }
-
-    fn on_checkpoint(&mut self, hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static) {
-        let hook: SharedHook = Rc::new(RefCell::new(Box::new(hook)));
-        for session in self.open() {
-            let hook = Rc::clone(&hook);
-            session.on_checkpoint(move |checkpoint| (hook.borrow_mut())(checkpoint));
-        }
-        self.hook = Some(hook);
-    }
-
-    fn clear_checkpoint(&mut self) {
-        self.hook = None;
-        for session in self.open() {
-            session.clear_checkpoint();
-        }
-    }
-
-    fn unobserved(&self) -> Option<&'static str> {
-        None
-    }
-}
-
-/// The counterexamples run as the owner: the one role that may still
-/// write the tables directly.
-impl Direct for SqlSession {
-    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<i64>, LabError> {
-        self.as_role(OWNER)?.query_i64(sql, params)
-    }
-
-    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<(), LabError> {
-        self.as_role(OWNER)?.execute(sql, params)
-    }
-
-    fn hooks(&self) -> Rc<Hooks> {
-        match &self.owner {
-            Some(owner) => owner.hooks(),
-            // Not open yet: the first statement opens it, with the hook.
-            None => Rc::new(Hooks::default()),
-        }
-    }
-}
-
-/// Waits until `db`'s server process has ended the statement that just
-/// failed. An error reaches the client before the server has rolled the
-/// statement's transaction back and let its row locks go; the next step of
-/// a test, on another session, must not meet them.
-fn settled<T>(db: &mut PgDestination, result: Result<T, LabError>) -> Result<T, LabError> {
-    if result.is_err() {
-        let _ = db.client().simple_query("");
-    }
-    result
-}
-
-/// What a call's error means: a refusal the function raised (SQLSTATE
-/// `FC001`..`FC008`, numbers in `DETAIL`), the stub's `FC000`, or whatever
-/// else the PostgreSQL track makes of it.
-fn refusal(
-    error: postgres::Error,
-    function: &'static str,
-    resource: &str,
-    request_id: &str,
-    delta: i64,
-) -> LabError {
-    let Some(db) = error.as_db_error() else {
-        return error.into();
-    };
-    let code = db.code().code();
-    let numbers = || numbers(db);
-    let two = |make: fn(i64, i64) -> LabError| match numbers()[..] {
-        [a, b] => make(a, b),
-        _ => bad_detail(function, db),
-    };
-    match code {
-        "FC000" => LabError::NotImplemented {
-            function,
-            file: PG_CONTRACT,
-        },
-        "FC001" => two(|presented, installed| LabError::Stale {
-            presented,
-            installed,
-        }),
-        "FC002" => two(|presented, installed| LabError::NeverIssued {
-            presented,
-            installed,
-        }),
-        "FC003" => two(|requested, installed| LabError::NotHigher {
-            requested,
-            installed,
-        }),
-        "FC004" => match numbers()[..] {
-            [recorded_delta, presented_delta] if presented_delta == delta => LabError::Conflict {
-                request_id: request_id.to_owned(),
-                recorded_delta,
-                presented_delta,
-            },
-            _ => bad_detail(function, db),
-        },
-        "FC005" => LabError::UnknownResource(resource.to_owned()),
-        "FC006" => LabError::EmptyRequestId,
-        "FC007" => match numbers()[..] {
-            [generation] => LabError::GenerationBelowOne(generation),
-            _ => bad_detail(function, db),
-        },
-        "FC008" => two(|value, delta| LabError::Overflow { value, delta }),
-        _ => error.into(),
-    }
-}
-
-/// The numbers of a refusal's `DETAIL`, in order.
-fn numbers(db: &DbError) -> Vec<i64> {
-    db.detail()
-        .unwrap_or_default()
-        .split_whitespace()
-        .map_while(|word| word.parse().ok())
-        .collect()
-}
-
-fn bad_detail(function: &'static str, db: &DbError) -> LabError {
-    LabError::Panicked {
-        function,
-        message: format!(
-            "raised SQLSTATE {} with DETAIL {:?}: raise it with the refuse_… function of that \
-             refusal, which puts the numbers in DETAIL",
-            db.code().code(),
-            db.detail().unwrap_or_default()
-        ),
     }
 }

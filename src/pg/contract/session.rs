@@ -1,0 +1,163 @@
+//! [`SqlSession`]: a worker's and the authority's connection to an
+//! [`SqlLab`], each call made by the role that may make it, through the
+//! PostgreSQL track's gate.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::refusal::{refusal, settled};
+use super::{AUTHORITY, OWNER, SqlLab, WORKER};
+use crate::checkpoint::{Checkpoint, Hooks};
+use crate::counterexample::{Direct, Param};
+use crate::pg::{PgDestination, gate};
+use crate::{LabError, Outcome};
+
+/// A hook shared by the sessions of one [`SqlSession`].
+type SharedHook = Rc<RefCell<Box<dyn FnMut(Checkpoint) -> Result<(), LabError>>>>;
+
+/// A worker's and the authority's connection to an [`SqlLab`]: one server
+/// session per role, each opened on first use (see the module's docs).
+pub struct SqlSession {
+    lab: SqlLab,
+    worker: Option<PgDestination>,
+    authority: Option<PgDestination>,
+    owner: Option<PgDestination>,
+    hook: Option<SharedHook>,
+}
+
+impl SqlSession {
+    /// A session with no server session open yet.
+    pub(super) fn new(lab: SqlLab) -> SqlSession {
+        SqlSession {
+            lab,
+            worker: None,
+            authority: None,
+            owner: None,
+            hook: None,
+        }
+    }
+
+    /// The session logged in as `role`, opened with this session's hook if
+    /// it is not open yet.
+    fn as_role(&mut self, role: &'static str) -> Result<&mut PgDestination, LabError> {
+        let slot = match role {
+            WORKER => &mut self.worker,
+            AUTHORITY => &mut self.authority,
+            _ => &mut self.owner,
+        };
+        if slot.is_none() {
+            let mut session = self.lab.session_as(role)?;
+            if let Some(hook) = &self.hook {
+                let hook = Rc::clone(hook);
+                session.on_checkpoint(move |checkpoint| (hook.borrow_mut())(checkpoint));
+            }
+            *slot = Some(session);
+        }
+        Ok(slot.as_mut().expect("opened above"))
+    }
+
+    fn open(&mut self) -> impl Iterator<Item = &mut PgDestination> {
+        [&mut self.worker, &mut self.authority, &mut self.owner]
+            .into_iter()
+            .flatten()
+    }
+}
+
+impl crate::Session for SqlSession {
+    fn apply(
+        &mut self,
+        resource: &str,
+        generation: i64,
+        request_id: &str,
+        delta: i64,
+    ) -> Result<Outcome, LabError> {
+        let worker = self.as_role(WORKER)?;
+        let result = gate::serve(worker, &[], |db| {
+            let row = db
+                .client()
+                .query_one(
+                    "SELECT outcome, value_after FROM apply($1, $2, $3, $4)",
+                    &[&resource, &generation, &request_id, &delta],
+                )
+                .map_err(|error| refusal(error, "apply", resource, request_id, delta))?;
+            let (outcome, result): (Option<String>, Option<i64>) = (row.get(0), row.get(1));
+            match (outcome.as_deref(), result) {
+                (Some("applied"), Some(result)) => Ok(Outcome::Applied { result }),
+                (Some("replayed"), Some(result)) => Ok(Outcome::Replayed { result }),
+                (outcome, result) => Err(LabError::Panicked {
+                    function: "apply",
+                    message: format!(
+                        "returned outcome {outcome:?}, value_after {result:?}: \
+                         the outcome is 'applied' or 'replayed', with the value"
+                    ),
+                }),
+            }
+        });
+        settled(worker, result)
+    }
+
+    fn install_generation(&mut self, resource: &str, new_generation: i64) -> Result<(), LabError> {
+        let authority = self.as_role(AUTHORITY)?;
+        let result = gate::serve(authority, &[], |db| {
+            db.client()
+                .execute(
+                    "SELECT install_generation($1, $2)",
+                    &[&resource, &new_generation],
+                )
+                .map(|_| ())
+                .map_err(|error| refusal(error, "install_generation", resource, "", 0))
+        });
+        settled(authority, result)
+    }
+
+    fn unfenced_write(
+        &mut self,
+        resource: &str,
+        held_generation: i64,
+        delta: i64,
+    ) -> Result<i64, LabError> {
+        // Opened first, so that its hooks are the ones the write runs in.
+        self.as_role(OWNER)?;
+        crate::counterexample::unfenced_write(self, resource, held_generation, delta)
+    }
+
+    fn on_checkpoint(&mut self, hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static) {
+        let hook: SharedHook = Rc::new(RefCell::new(Box::new(hook)));
+        for session in self.open() {
+            let hook = Rc::clone(&hook);
+            session.on_checkpoint(move |checkpoint| (hook.borrow_mut())(checkpoint));
+        }
+        self.hook = Some(hook);
+    }
+
+    fn clear_checkpoint(&mut self) {
+        self.hook = None;
+        for session in self.open() {
+            session.clear_checkpoint();
+        }
+    }
+
+    fn unobserved(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// The counterexamples run as the owner: the one role that may still
+/// write the tables directly.
+impl Direct for SqlSession {
+    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<i64>, LabError> {
+        self.as_role(OWNER)?.query_i64(sql, params)
+    }
+
+    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<(), LabError> {
+        self.as_role(OWNER)?.execute(sql, params)
+    }
+
+    fn hooks(&self) -> Rc<Hooks> {
+        match &self.owner {
+            Some(owner) => owner.hooks(),
+            // Not open yet: the first statement opens it, with the hook.
+            None => Rc::new(Hooks::default()),
+        }
+    }
+}

@@ -95,18 +95,18 @@ pub enum LabError {
     /// The database refused the statement to this session's role (SQLSTATE
     /// 42501): the role may not touch that table or call that function
     /// (lesson L8). Not a judgement of the request's generation, and not
-    /// contention: no retry will change it.
+    /// contention: no retry will change it. The text is the server's, which
+    /// starts "permission denied for".
     #[cfg(feature = "postgres")]
+    #[error("{0}")]
+    PermissionDenied(String),
+
     /// Lesson 8's file (`exercises/postgres/contract.sql`) did not load,
     /// or left the lab's schema other than the lab made it; the text says
     /// what went wrong. No test of that track can run on it.
     #[cfg(feature = "postgres")]
     #[error("exercises/postgres/contract.sql cannot be used: {0}")]
     ContractRejected(String),
-
-    /// The server's words, which start "permission denied for".
-    #[error("{0}")]
-    PermissionDenied(String),
 
     /// A test injected a fault; the text says where (see
     /// [`checkpoint::between_writes`](crate::checkpoint::between_writes)).

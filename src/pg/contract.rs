@@ -113,15 +113,41 @@ const HELPERS: &str = "
     END $$;
 ";
 
-/// The objects the harness made in a lab's schema, which the learner's
-/// file must leave as they are: the relations (tables and their keys) and
-/// the checkpoints' triggers.
-const RELATIONS: &[&str] = &["requests", "requests_pkey", "resources", "resources_pkey"];
-const TRIGGERS: &[&str] = &[
-    "fencing_lab_before_effect",
-    "fencing_lab_before_install",
-    "fencing_lab_before_record",
-];
+/// What the harness made in a lab's schema, by name, which the learner's
+/// file must leave as it is: the relations (tables and their keys) and the
+/// enabled triggers (the checkpoints').
+#[derive(Debug)]
+struct Made {
+    relations: Vec<String>,
+    triggers: Vec<String>,
+}
+
+impl Made {
+    /// What `schema` holds now.
+    fn read(client: &mut postgres::Client, schema: &str) -> Result<Made, postgres::Error> {
+        let names = |client: &mut postgres::Client, sql: &str| {
+            client
+                .query(sql, &[&schema])
+                .map(|rows| rows.iter().map(|row| row.get(0)).collect::<Vec<String>>())
+        };
+        Ok(Made {
+            relations: names(
+                client,
+                "SELECT c.relname::text FROM pg_catalog.pg_class c
+                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = $1 ORDER BY 1",
+            )?,
+            triggers: names(
+                client,
+                "SELECT t.tgname::text FROM pg_catalog.pg_trigger t
+                 JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = $1 AND NOT t.tgisinternal AND t.tgenabled = 'O'
+                 ORDER BY 1",
+            )?,
+        })
+    }
+}
 
 /// One lab of the SQL track: a [`PgLab`] whose tables belong to [`OWNER`],
 /// with the learner's functions loaded by the owner.
@@ -159,13 +185,14 @@ impl SqlLab {
         owner.client().batch_execute(&format!(
             "SET lock_timeout = '10s'; SET search_path = {schema}, pg_temp"
         ))?;
+        let made = lab.observe(|client| Ok(Made::read(client, &schema)?))?;
         owner
             .client()
             .batch_execute(CONTRACT)
             .map_err(|error| not_loaded(&error))?;
         drop(owner);
         lab.setup(&format!("REVOKE CREATE ON SCHEMA {schema} FROM {OWNER}"))?;
-        check_catalogue(&lab)?;
+        check_catalogue(&lab, &made)?;
         Ok(SqlLab { lab })
     }
 
@@ -203,14 +230,7 @@ impl SqlLab {
     /// `role` calls `install_generation`.
     pub fn install_as(&self, role: &str, resource: &str, generation: i64) -> Result<(), LabError> {
         let mut session = self.session_as(role)?;
-        let result = session
-            .client()
-            .execute(
-                "SELECT install_generation($1, $2)",
-                &[&resource, &generation],
-            )
-            .map(|_| ())
-            .map_err(|error| refusal(error, "install_generation", resource, "", 0));
+        let result = session::call_install_generation(&mut session, resource, generation);
         settled(&mut session, result)
     }
 
@@ -304,24 +324,25 @@ fn not_loaded(error: &postgres::Error) -> LabError {
     LabError::ContractRejected(format!("running it as {OWNER} failed: {what}"))
 }
 
-/// Whether the learner's file left the harness's schema as it was made.
-fn check_catalogue(lab: &PgLab) -> Result<(), LabError> {
+/// Whether the learner's file left the harness's schema as it was `made`.
+fn check_catalogue(lab: &PgLab, made: &Made) -> Result<(), LabError> {
     let schema = lab.schema().to_owned();
     let broken = lab.observe(|client| {
-        let relations: Vec<String> = client
-            .query(
-                "SELECT c.relname::text FROM pg_catalog.pg_class c
-                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                 WHERE n.nspname = $1 ORDER BY 1",
-                &[&schema],
-            )?
-            .iter()
-            .map(|row| row.get(0))
-            .collect();
-        if relations != RELATIONS {
+        let now = Made::read(client, &schema)?;
+        if now.relations != made.relations {
             return Ok(Some(format!(
-                "the schema holds {relations:?}, not the lab's tables {RELATIONS:?}: \
-                 the file may create functions and triggers, nothing else"
+                "the schema holds {:?}, not the lab's tables {:?}: \
+                 the file may create functions and triggers, nothing else",
+                now.relations, made.relations
+            )));
+        }
+        if let Some(trigger) = made
+            .triggers
+            .iter()
+            .find(|trigger| !now.triggers.contains(trigger))
+        {
+            return Ok(Some(format!(
+                "the checkpoints' trigger {trigger} was dropped or disabled"
             )));
         }
         let rules: i64 = client
@@ -335,22 +356,6 @@ fn check_catalogue(lab: &PgLab) -> Result<(), LabError> {
             .get(0);
         if rules != 0 {
             return Ok(Some("the file made a rule on the lab's tables".to_owned()));
-        }
-        for trigger in TRIGGERS {
-            let enabled: Option<bool> = client
-                .query_opt(
-                    "SELECT t.tgenabled = 'O' FROM pg_catalog.pg_trigger t
-                     JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
-                     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                     WHERE n.nspname = $1 AND t.tgname = $2",
-                    &[&schema, trigger],
-                )?
-                .map(|row| row.get(0));
-            if enabled != Some(true) {
-                return Ok(Some(format!(
-                    "the checkpoints' trigger {trigger} was dropped or disabled"
-                )));
-            }
         }
         for function in ["apply", "install_generation"] {
             let found: i64 = client

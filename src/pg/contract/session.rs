@@ -99,13 +99,7 @@ impl crate::Session for SqlSession {
     fn install_generation(&mut self, resource: &str, new_generation: i64) -> Result<(), LabError> {
         let authority = self.as_role(AUTHORITY)?;
         let result = gate::serve(authority, &[], |db| {
-            db.client()
-                .execute(
-                    "SELECT install_generation($1, $2)",
-                    &[&resource, &new_generation],
-                )
-                .map(|_| ())
-                .map_err(|error| refusal(error, "install_generation", resource, "", 0))
+            call_install_generation(db, resource, new_generation)
         });
         settled(authority, result)
     }
@@ -140,6 +134,22 @@ impl crate::Session for SqlSession {
     fn unobserved(&self) -> Option<&'static str> {
         None
     }
+}
+
+/// One call of the `install_generation` function on `db`, as whichever
+/// role `db` is logged in as, its refusal typed.
+pub(super) fn call_install_generation(
+    db: &mut PgDestination,
+    resource: &str,
+    new_generation: i64,
+) -> Result<(), LabError> {
+    db.client()
+        .execute(
+            "SELECT install_generation($1, $2)",
+            &[&resource, &new_generation],
+        )
+        .map(|_| ())
+        .map_err(|error| refusal(error, "install_generation", resource, "", 0))
 }
 
 /// The counterexamples run as the owner: the one role that may still

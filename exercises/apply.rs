@@ -2,14 +2,14 @@
 //! it.
 //!
 //! Run `cargo test` to see which claims still fail; `cargo run` prints the
-//! lab's story against your code. Tools you have (see `src/db.rs`):
+//! lab's story against your code. Tools you have (see `api/src/sqlite.rs`):
 //! `db.begin(TransactionBehavior::…)` returns a `Tx` with
 //! `installed_generation`, `find_record`, `value`, `set_value`,
 //! `insert_record` and `commit`. Dropping a `Tx` without committing rolls it
 //! back.
 
 #[allow(unused_imports)] // you will need these
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 #[allow(unused_imports)]
 use crate::Record;

@@ -1,13 +1,13 @@
 //! Exercise 1 of 2: the authority installs a new generation.
 //!
 //! Run `cargo test` to see which claims still fail; `cargo run` prints the
-//! lab's story against your code. Tools you have (see `src/db.rs`):
+//! lab's story against your code. Tools you have (see `api/src/sqlite.rs`):
 //! `db.begin(TransactionBehavior::…)` returns a `Tx` with
 //! `installed_generation`, `set_generation` and `commit`. Dropping a `Tx`
 //! without committing rolls it back.
 
 #[allow(unused_imports)] // you will need these
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError};
 

@@ -1,6 +1,6 @@
 //! Reference: the destination applies a worker's request, or refuses it.
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

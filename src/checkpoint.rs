@@ -99,6 +99,9 @@ pub(crate) struct Hooks {
     /// Why the current (or last) call could not be fully observed: code
     /// that took a route the destination's checkpoints do not see.
     unobserved: Cell<Option<&'static str>>,
+    /// Whether a call of the code under test is running on this connection
+    /// (see [`Hooks::in_call`]).
+    in_call: Cell<bool>,
 }
 
 /// What a hook raised where it could not be raised at once.
@@ -154,6 +157,13 @@ impl Hooks {
         }
     }
 
+    /// Whether a call run by [`Hooks::around`] is under way: the SQLite
+    /// connection's authorizer holds the statements prepared meanwhile to
+    /// its policy (`crate::watch`), and lets the harness's own through.
+    pub(crate) fn in_call(&self) -> bool {
+        self.in_call.get()
+    }
+
     /// Runs one call of the learner's code (or the harness's) on this
     /// connection: starts from a clean slate ([`Checkpoint::CallStarted`]),
     /// then resumes a hook's panic or returns a deferred error instead of
@@ -169,7 +179,10 @@ impl Hooks {
         self.pending.borrow_mut().clear();
         self.deferred.borrow_mut().take();
         self.unobserved.set(None);
+        fencing_lab_api::fault::forget();
+        let outer = self.in_call.replace(true);
         let result = self.run(Checkpoint::CallStarted).and_then(|()| call());
+        self.in_call.set(outer);
         self.pending.borrow_mut().clear();
         match self.deferred.borrow_mut().take() {
             None => result,

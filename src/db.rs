@@ -7,9 +7,9 @@
 //! as [`LabError::Contention`], which keeps every contention test
 //! deterministic. Zero is a choice for observation, not advice for production.
 //!
-//! Inside a transaction ([`Tx`]) the learner has one method per statement the
-//! exercise needs. The SQL is plumbing; which statements to run, in which
-//! order, in which kind of transaction, is the exercise.
+//! The learner's code never holds a `Destination`: for each call it gets the
+//! API's `fencing_lab_api::Destination` on the same connection, which can
+//! begin a transaction ([`Tx`]) and nothing else.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -17,13 +17,14 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, named_params};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use tempfile::TempDir;
 
-use crate::LabError;
 use crate::checkpoint::{Checkpoint, Hooks};
 use crate::schema::SCHEMA;
 use crate::watch::{self, Registration};
+use crate::{LabError, Record, State, Tx};
+pub(crate) use fencing_lab_api::rows::{read_records, read_state};
 
 /// The two synthetic resources every lab starts with.
 pub const RESOURCES: [&str; 2] = ["fund-A", "fund-B"];
@@ -60,46 +61,6 @@ impl fmt::Display for Journal {
             Journal::Rollback => "rollback journal",
             Journal::Wal => "WAL",
         })
-    }
-}
-
-/// A resource as an observer sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct State {
-    /// The installed generation.
-    pub generation: i64,
-    /// The current value.
-    pub value: i64,
-}
-
-impl fmt::Display for State {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "generation {}, value {}", self.generation, self.value)
-    }
-}
-
-/// What the destination remembers about one applied request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
-    /// The resource the request changed.
-    pub resource: String,
-    /// The caller's identity for this intent.
-    pub request_id: String,
-    /// The change the request asked for.
-    pub delta: i64,
-    /// The value `apply` returned the first time: what a replay returns.
-    pub result: i64,
-    /// The generation under which the request was applied.
-    pub generation: i64,
-}
-
-impl fmt::Display for Record {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} {} delta {:+} result {} generation {}",
-            self.resource, self.request_id, self.delta, self.result, self.generation
-        )
     }
 }
 
@@ -305,8 +266,13 @@ impl Destination {
     ///
     /// Fails with [`LabError::Contention`] when the lock cannot be had.
     pub fn begin(&mut self, behavior: TransactionBehavior) -> Result<Tx<'_>, LabError> {
-        let tx = self.conn.transaction_with_behavior(behavior)?;
-        Ok(Tx { tx })
+        Tx::begin(&self.conn, behavior)
+    }
+
+    /// What the learner's code gets for one call: a transaction can be
+    /// begun on this connection, and nothing else.
+    pub(crate) fn exercise(&mut self) -> fencing_lab_api::Destination<'_> {
+        fencing_lab_api::Destination::new(&self.conn)
     }
 
     /// Installs the hook that runs at every checkpoint of this connection.
@@ -334,154 +300,6 @@ impl Destination {
     }
 }
 
-/// An open transaction on a [`Destination`]. Dropping it without
-/// [`commit`](Tx::commit) rolls everything back, which is what makes `?` on
-/// an error safe.
-pub struct Tx<'a> {
-    /// The rusqlite transaction (rolls back on drop).
-    tx: rusqlite::Transaction<'a>,
-}
-
-impl Tx<'_> {
-    /// Reads the installed generation of `resource`.
-    ///
-    /// Errors: [`LabError::UnknownResource`]. Like any statement that reads
-    /// the generation, it reaches [`Checkpoint::GenerationRead`] once done.
-    pub fn installed_generation(&self, resource: &str) -> Result<i64, LabError> {
-        Ok(read_state(&self.tx, resource)?.generation)
-    }
-
-    /// Writes a new installed generation for `resource`.
-    ///
-    /// Like any write of the generation, it reaches
-    /// [`Checkpoint::BeforeInstall`] first.
-    pub fn set_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
-        self.update(
-            "UPDATE resources SET generation = :new WHERE name = :name",
-            resource,
-            generation,
-        )
-    }
-
-    /// Reads the current value of `resource`.
-    ///
-    /// Errors: [`LabError::UnknownResource`].
-    pub fn value(&self, resource: &str) -> Result<i64, LabError> {
-        // The value alone: reading the generation again would reach
-        // `GenerationRead` a second time.
-        self.tx
-            .prepare_cached("SELECT value FROM resources WHERE name = :name")?
-            .query_row(named_params! { ":name": resource }, |row| row.get(0))
-            .optional()?
-            .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))
-    }
-
-    /// Writes a new value for `resource`: the effect.
-    ///
-    /// Like any write of the value, it reaches [`Checkpoint::BeforeEffect`]
-    /// first.
-    pub fn set_value(&self, resource: &str, value: i64) -> Result<(), LabError> {
-        self.update(
-            "UPDATE resources SET value = :new WHERE name = :name",
-            resource,
-            value,
-        )
-    }
-
-    /// Looks up the record of `request_id` on `resource`.
-    ///
-    /// Like any read of `requests`, it reaches [`Checkpoint::RecordRead`]
-    /// once done, whether it found a record or not.
-    pub fn find_record(
-        &self,
-        resource: &str,
-        request_id: &str,
-    ) -> Result<Option<Record>, LabError> {
-        Ok(self
-            .tx
-            .prepare_cached(
-                "SELECT resource, request_id, delta, result, generation FROM requests
-                 WHERE resource = :resource AND request_id = :request_id",
-            )?
-            .query_row(
-                named_params! { ":resource": resource, ":request_id": request_id },
-                record_from_row,
-            )
-            .optional()?)
-    }
-
-    /// Stores a record.
-    ///
-    /// Like any insert into `requests`, it reaches
-    /// [`Checkpoint::BeforeRecord`] first.
-    pub fn insert_record(&self, record: &Record) -> Result<(), LabError> {
-        self.tx
-            .prepare_cached(
-                "INSERT INTO requests (resource, request_id, delta, result, generation)
-                 VALUES (:resource, :request_id, :delta, :result, :generation)",
-            )?
-            .execute(named_params! {
-                ":resource": record.resource,
-                ":request_id": record.request_id,
-                ":delta": record.delta,
-                ":result": record.result,
-                ":generation": record.generation,
-            })?;
-        Ok(())
-    }
-
-    /// Commits: everything written in this transaction becomes visible at
-    /// once, or (on error) none of it does.
-    pub fn commit(self) -> Result<(), LabError> {
-        Ok(self.tx.commit()?)
-    }
-
-    /// The connection inside the transaction, for SQL the methods above do
-    /// not offer. The reference never needs it; a statement run here
-    /// reaches the same checkpoints as the methods' own.
-    pub fn sql(&self) -> &Connection {
-        &self.tx
-    }
-
-    fn update(&self, sql: &str, resource: &str, new: i64) -> Result<(), LabError> {
-        match self
-            .tx
-            .prepare_cached(sql)?
-            .execute(named_params! { ":new": new, ":name": resource })?
-        {
-            0 => Err(LabError::UnknownResource(resource.to_owned())),
-            _ => Ok(()),
-        }
-    }
-}
-
-/// Reads one resource's row; a missing row is an unknown resource.
-///
-/// This and the statements of [`Tx`] are prepared once per connection
-/// (`prepare_cached`): in a debug build, parsing the SQL is a large part of
-/// a short query, and the explorer runs thousands of them.
-pub(crate) fn read_state(conn: &Connection, resource: &str) -> Result<State, LabError> {
-    conn.prepare_cached("SELECT generation, value FROM resources WHERE name = :name")?
-        .query_row(named_params! { ":name": resource }, |row| {
-            Ok(State {
-                generation: row.get(0)?,
-                value: row.get(1)?,
-            })
-        })
-        .optional()?
-        .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))
-}
-
-/// Every recorded request of a resource, ordered by request id.
-pub(crate) fn read_records(conn: &Connection, resource: &str) -> Result<Vec<Record>, LabError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT resource, request_id, delta, result, generation FROM requests
-         WHERE resource = :resource ORDER BY request_id",
-    )?;
-    let rows = stmt.query_map(named_params! { ":resource": resource }, record_from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
 /// Puts the file back to how [`Lab::new`] left it, in one transaction: the
 /// two resources at generation 1, value 0, and no records. The explorer
 /// starts every schedule from here.
@@ -490,14 +308,4 @@ pub(crate) fn restart(conn: &Connection) -> Result<(), LabError> {
     tx.execute_batch("DELETE FROM requests; DELETE FROM resources;")?;
     tx.execute_batch(START)?;
     Ok(tx.commit()?)
-}
-
-fn record_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Record> {
-    Ok(Record {
-        resource: row.get(0)?,
-        request_id: row.get(1)?,
-        delta: row.get(2)?,
-        result: row.get(3)?,
-        generation: row.get(4)?,
-    })
 }

@@ -6,10 +6,13 @@
 //! the new one, and only if it checks inside the transaction that writes.
 //!
 //! The learner writes two functions, [`install_generation`] and [`apply`], in
-//! `exercises/`. Everything else is this crate: a real SQLite file, the
+//! `exercises/`, a crate of its own whose one dependency is the lab's API
+//! (`api/`, the crate `fencing_lab_api`: `Tx`, `Outcome`, `LabError`).
+//! Everything else is this crate, the harness: a real SQLite file, the
 //! connections, checkpoints where tests pause the destination or inject a
-//! fault, the counterexamples, and the narrated transcript. With the Cargo
-//! feature `solutions` the reference in `solutions/` is compiled instead.
+//! fault, the counterexamples, and the narrated transcript. The learner's
+//! code cannot name any of it. With the Cargo feature `solutions` the
+//! reference in `solutions/` is compiled instead.
 //!
 //! What this crate is not: a fencing library. It executes one SQLite file,
 //! local transactions and faults the harness injects; with the feature
@@ -21,8 +24,8 @@
 //!
 //! - [`claims`]: the claim catalogue (ids, one-line claims, points, hints),
 //!   the package `claims/`, shared with the grader.
-//! - [`db`]: the lab file, its schema, connections ([`Destination`]) and
-//!   transactions ([`Tx`]).
+//! - [`db`]: the lab file, its schema and connections ([`Destination`]);
+//!   the transaction the learner's code holds ([`Tx`]) is the API's.
 //! - [`checkpoint`]: where a test pauses the destination or injects a fault.
 //! - [`durability`]: a connection's `synchronous` level, for the benchmark.
 //! - [`counterexample`]: the paths the contract does not cover.
@@ -45,20 +48,19 @@
 //! - [`transcript`]: the plain-text record of a lesson.
 //! - [`watch`]: how a SQLite connection's statements, whoever wrote them,
 //!   reach the checkpoints.
-//! - `exercises/` and `solutions/`: the two functions, stub and reference.
+//! - `exercises/` and `solutions/`: the two functions, stub and reference,
+//!   compiled as the crate `fencing_lab_exercises` on top of `api/`.
 
 pub mod checkpoint;
 pub mod counterexample;
 pub mod db;
 pub mod durability;
-pub mod error;
 #[cfg(feature = "etcd")]
 pub mod etcd;
 pub mod explore;
 pub mod external;
 #[cfg(any(feature = "postgres", feature = "etcd"))]
 mod loopback;
-mod outcome;
 mod panics;
 #[cfg(feature = "postgres")]
 pub mod pg;
@@ -70,38 +72,18 @@ pub mod transcript;
 pub mod watch;
 
 pub use checkpoint::Checkpoint;
-pub use db::{Destination, Journal, Lab, Record, State, Tx};
-pub use error::{LabError, describe, describe_error};
+pub use db::{Destination, Journal, Lab};
 pub use external::ExternalApi;
+/// What the learner's code may call, a crate of its own (`api/`).
+pub use fencing_lab_api::{LabError, Outcome, Record, State, Tx, describe, describe_error};
 /// The claim catalogue (the package `lab-claims`): claims, points, tracks and
 /// the hints asked by step.
 pub use lab_claims as claims;
-pub use outcome::Outcome;
 pub use panics::{panic_message, quiet_todo_panics};
 pub use store::{Session, Store};
 
-/// The learner's code, or the reference with `--features solutions`.
-#[cfg_attr(
-    not(feature = "solutions"),
-    path = "../exercises/install_generation.rs"
-)]
-#[cfg_attr(feature = "solutions", path = "../solutions/install_generation.rs")]
-// No unsafe code in a learner's exercise, and no `allow` can undo it.
-#[forbid(unsafe_code)]
-mod install_generation_impl;
-
-#[cfg_attr(not(feature = "solutions"), path = "../exercises/apply.rs")]
-#[cfg_attr(feature = "solutions", path = "../solutions/apply.rs")]
-// No unsafe code in a learner's exercise, and no `allow` can undo it.
-#[forbid(unsafe_code)]
-mod apply_impl;
-
 /// Which implementation is compiled in, for the transcript's header.
-pub const IMPLEMENTATION: &str = if cfg!(feature = "solutions") {
-    "the reference (solutions/)"
-} else {
-    "your exercises (exercises/)"
-};
+pub use fencing_lab_exercises::IMPLEMENTATION;
 
 /// The authority installs `new_generation` on `resource` (the learner's
 /// `exercises/install_generation.rs`).
@@ -112,7 +94,7 @@ pub fn install_generation(
 ) -> Result<(), LabError> {
     db.hooks().around(|| {
         panics::guard("install_generation", claims::INSTALL, || {
-            install_generation_impl::install_generation(db, resource, new_generation)
+            fencing_lab_exercises::install_generation(&mut db.exercise(), resource, new_generation)
         })
     })
 }
@@ -129,7 +111,13 @@ pub fn apply(
 ) -> Result<Outcome, LabError> {
     db.hooks().around(|| {
         panics::guard("apply", claims::APPLY, || {
-            apply_impl::apply(db, resource, generation, request_id, delta)
+            fencing_lab_exercises::apply(
+                &mut db.exercise(),
+                resource,
+                generation,
+                request_id,
+                delta,
+            )
         })
     })
 }

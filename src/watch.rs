@@ -25,6 +25,16 @@
 //!   too): after the read, before anything else. A read that is a call's
 //!   very last statement fires nothing (see `Hooks::around`).
 //!
+//! - **What the code under test may not do**, through SQLite's authorizer.
+//!   While a call runs ([`Hooks::around`]), every statement the connection
+//!   prepares is held to a policy: no schema object of its own (a temporary
+//!   view would read the generation unseen, a dropped trigger would silence
+//!   a checkpoint), no `ATTACH`, no `PRAGMA` outside a read-only list, no
+//!   call of the harness's function from anywhere but its triggers. A
+//!   refusal fails the statement and comes back as
+//!   [`LabError::NotAllowed`] naming what was refused. Since nothing of the
+//!   schema can change, the classifier's copy of it is exact.
+//!
 //! The trace and the function find the connection's [`Hooks`] through a
 //! per-thread registry: a `Destination` is not `Send`, so its statements
 //! always run on the thread that registered it.
@@ -38,7 +48,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::functions::FunctionFlags;
-use rusqlite::hooks::{AuthAction, Authorization};
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::{Connection, ffi};
 
 use crate::LabError;
@@ -61,15 +71,9 @@ const TRIGGERS: &str = "
         BEGIN SELECT fencing_lab_checkpoint('before record'); END;
 ";
 
-/// How a fault raised by a hook reads inside SQLite's error message; the
-/// conversion from `rusqlite::Error` looks for it (see [`take_fault`]).
-const FAULT_MARK: &str = "fencing-lab checkpoint fault: ";
-
 thread_local! {
     /// The hooks of every instrumented connection on this thread, by id.
     static REGISTRY: RefCell<HashMap<usize, Weak<Hooks>>> = RefCell::new(HashMap::new());
-    /// The fault a hook raised in a trigger, until `?` picks it up.
-    static FAULT: RefCell<Option<LabError>> = const { RefCell::new(None) };
     /// What each statement text reads, classified once per thread.
     static CLASSES: RefCell<Classifier> = RefCell::new(Classifier::new());
 }
@@ -106,11 +110,9 @@ pub(crate) fn instrument(conn: &Connection, hooks: &Rc<Hooks>) -> Result<Registr
         };
         match with_hooks(id, |hooks| hooks.reached(checkpoint)) {
             None | Some(Ok(())) => Ok(rusqlite::types::Null),
-            Some(Err(fault)) => {
-                let message = format!("{FAULT_MARK}{fault}");
-                FAULT.with(|slot| *slot.borrow_mut() = Some(fault));
-                Err(rusqlite::Error::UserFunctionError(message.into()))
-            }
+            Some(Err(fault)) => Err(rusqlite::Error::UserFunctionError(
+                fencing_lab_api::fault::hand_back(fault).into(),
+            )),
         }
     })?;
     // The temp schema in memory: on disk it would be one more file to
@@ -134,19 +136,24 @@ pub(crate) fn instrument(conn: &Connection, hooks: &Rc<Hooks>) -> Result<Registr
             Some("cannot install the statement trace".to_owned()),
         )));
     }
-    Ok(registration)
-}
-
-/// If `error` is a fault a hook raised in a trigger, that fault.
-pub(crate) fn take_fault(error: &rusqlite::Error) -> Option<LabError> {
-    let message = match error {
-        rusqlite::Error::SqliteFailure(_, Some(message)) => message,
-        _ => return None,
-    };
-    if !message.starts_with(FAULT_MARK) {
-        return None;
+    // Last, once the harness's own objects are in place: from here on, a
+    // statement prepared while the code under test runs is held to
+    // `policy`. `.ci/hostile-observer` turns it off to prove that each
+    // hostile case it grades was stopped by it and by nothing else.
+    if std::env::var_os(UNGUARDED).is_some() {
+        return Ok(registration);
     }
-    FAULT.with(|slot| slot.borrow_mut().take())
+    conn.authorizer(Some(move |context: AuthContext<'_>| {
+        let in_call = with_hooks(id, |hooks| hooks.in_call()).unwrap_or(false);
+        match policy(&context) {
+            Some(refused) if in_call => {
+                fencing_lab_api::fault::hand_back(LabError::NotAllowed(refused));
+                Authorization::Deny
+            }
+            _ => Authorization::Allow,
+        }
+    }));
+    Ok(registration)
 }
 
 /// Runs `f` on the hooks of connection `id`, if it is still registered.
@@ -164,7 +171,7 @@ fn with_hooks<T>(id: usize, f: impl FnOnce(&Hooks) -> T) -> Option<T> {
 unsafe extern "C" fn statement_started(
     event: c_uint,
     ctx: *mut c_void,
-    _statement: *mut c_void,
+    statement: *mut c_void,
     sql: *mut c_void,
 ) -> c_int {
     if event != ffi::SQLITE_TRACE_STMT as c_uint || sql.is_null() {
@@ -172,13 +179,19 @@ unsafe extern "C" fn statement_started(
     }
     // SAFETY: for SQLITE_TRACE_STMT, SQLite passes the statement's text as
     // a NUL-terminated string that lives for the duration of the call.
-    let sql = unsafe { CStr::from_ptr(sql as *const c_char) };
-    let Ok(sql) = sql.to_str() else { return 0 };
-    // A trigger's program starts with a comment: it belongs to the
-    // statement that fired it, which was traced already.
-    if sql.starts_with("--") {
+    // A trigger's program is traced with a text of its own (a comment
+    // naming the trigger) but the statement that fired it, which was traced
+    // already. A statement's own text is the very string SQLite keeps for
+    // it, whatever it starts with (a comment included).
+    // SAFETY: for SQLITE_TRACE_STMT, `statement` is the running statement.
+    let own = unsafe { ffi::sqlite3_sql(statement as *mut ffi::sqlite3_stmt) };
+    if !std::ptr::eq(own, sql as *const c_char) {
         return 0;
     }
+    // SAFETY: for SQLITE_TRACE_STMT, SQLite passes the statement's text as
+    // a NUL-terminated string that lives for the duration of the call.
+    let sql = unsafe { CStr::from_ptr(sql as *const c_char) };
+    let Ok(sql) = sql.to_str() else { return 0 };
     // Nothing may unwind into SQLite. The hooks catch a test's panic
     // themselves; this guards the rest.
     let _ = panic::catch_unwind(AssertUnwindSafe(|| {
@@ -262,4 +275,141 @@ impl Classifier {
         self.known.insert(sql.to_owned(), reads.clone());
         reads
     }
+}
+
+/// Set, the lab's connections get no authorizer: only for the hostile
+/// class's proof that its cases get through without it. The grader's
+/// sandbox never passes it on, and the code under test cannot set it.
+const UNGUARDED: &str = "FENCING_LAB_NO_AUTHORIZER";
+
+/// The harness's SQL functions, which only its triggers may call.
+const HARNESS_FUNCTIONS: &str = "fencing_lab";
+
+/// `PRAGMA`s that only read, and that may name a table or index.
+const READ_PRAGMAS_WITH_ARGUMENT: &[&str] = &[
+    "table_info",
+    "table_xinfo",
+    "table_list",
+    "index_list",
+    "index_info",
+    "index_xinfo",
+    "foreign_key_list",
+    "foreign_key_check",
+    "integrity_check",
+    "quick_check",
+];
+
+/// `PRAGMA`s that only read when given no value.
+const READ_PRAGMAS: &[&str] = &[
+    "journal_mode",
+    "user_version",
+    "schema_version",
+    "data_version",
+    "page_size",
+    "page_count",
+    "freelist_count",
+    "encoding",
+    "foreign_keys",
+    "compile_options",
+    "function_list",
+    "pragma_list",
+    "collation_list",
+];
+
+/// What the code under test may not do on a lab connection, as SQLite's
+/// authorizer reports each part of a statement being prepared: `Some` with
+/// what was refused, in words, or `None` when it is allowed.
+///
+/// Refused: creating, changing or dropping any schema object (temporary
+/// ones too: a temporary view or trigger of its own would change what the
+/// harness's triggers and read classification see), `ATTACH` and `DETACH`
+/// (another file, or a way to learn which files exist), a `PRAGMA` outside
+/// a short read-only list (`writable_schema`, `busy_timeout` and the rest
+/// change the connection the harness observes), calling the harness's
+/// functions from anywhere but its triggers, and `load_extension`. Reads
+/// and writes of the lab's tables, transactions and savepoints are
+/// allowed: they are the exercise.
+fn policy(context: &AuthContext<'_>) -> Option<String> {
+    let refused = match context.action {
+        AuthAction::Read { .. }
+        | AuthAction::Select
+        | AuthAction::Recursive
+        | AuthAction::Transaction { .. }
+        | AuthAction::Savepoint { .. } => return None,
+        // SQLite refuses a write of its schema tables by itself while
+        // `writable_schema` is off, which no call may turn on; a `CREATE`
+        // or `DROP` writes them too, and is refused below by its name.
+        AuthAction::Insert { .. } | AuthAction::Update { .. } | AuthAction::Delete { .. } => {
+            return None;
+        }
+        AuthAction::Function { function_name } => {
+            let name = function_name.to_ascii_lowercase();
+            let harness = name.starts_with(HARNESS_FUNCTIONS);
+            let from_trigger = context
+                .accessor
+                .is_some_and(|trigger| trigger.starts_with(HARNESS_FUNCTIONS));
+            if harness && !from_trigger {
+                format!("calling the harness's function {function_name}")
+            } else if name == "load_extension" || name == "fts3_tokenizer" {
+                format!("calling {function_name}")
+            } else {
+                return None;
+            }
+        }
+        AuthAction::Pragma {
+            pragma_name,
+            pragma_value,
+        } => {
+            let name = pragma_name.to_ascii_lowercase();
+            let reads = READ_PRAGMAS_WITH_ARGUMENT.contains(&name.as_str())
+                || (READ_PRAGMAS.contains(&name.as_str()) && pragma_value.is_none());
+            if reads {
+                return None;
+            }
+            match pragma_value {
+                Some(value) => format!("PRAGMA {pragma_name} = {value}"),
+                None => format!("PRAGMA {pragma_name}"),
+            }
+        }
+        AuthAction::CreateIndex { index_name, .. }
+        | AuthAction::CreateTempIndex { index_name, .. } => {
+            format!("creating the index {index_name}")
+        }
+        AuthAction::CreateTable { table_name } | AuthAction::CreateTempTable { table_name } => {
+            format!("creating the table {table_name}")
+        }
+        AuthAction::CreateTrigger { trigger_name, .. }
+        | AuthAction::CreateTempTrigger { trigger_name, .. } => {
+            format!("creating the trigger {trigger_name}")
+        }
+        AuthAction::CreateView { view_name } | AuthAction::CreateTempView { view_name } => {
+            format!("creating the view {view_name}")
+        }
+        AuthAction::DropIndex { index_name, .. } | AuthAction::DropTempIndex { index_name, .. } => {
+            format!("dropping the index {index_name}")
+        }
+        AuthAction::DropTable { table_name } | AuthAction::DropTempTable { table_name } => {
+            format!("dropping the table {table_name}")
+        }
+        AuthAction::DropTrigger { trigger_name, .. }
+        | AuthAction::DropTempTrigger { trigger_name, .. } => {
+            format!("dropping the trigger {trigger_name}")
+        }
+        AuthAction::DropView { view_name } | AuthAction::DropTempView { view_name } => {
+            format!("dropping the view {view_name}")
+        }
+        AuthAction::Attach { .. } => "ATTACH".to_owned(),
+        AuthAction::Detach { .. } => "DETACH".to_owned(),
+        AuthAction::AlterTable { table_name, .. } => format!("altering the table {table_name}"),
+        AuthAction::Reindex { .. } => "REINDEX".to_owned(),
+        AuthAction::Analyze { .. } => "ANALYZE".to_owned(),
+        AuthAction::CreateVtable { table_name, .. } => {
+            format!("creating the virtual table {table_name}")
+        }
+        AuthAction::DropVtable { table_name, .. } => {
+            format!("dropping the virtual table {table_name}")
+        }
+        _ => "a statement SQLite's authorizer could not name".to_owned(),
+    };
+    Some(refused)
 }

@@ -204,6 +204,8 @@ enum Seen {
     Contention,
     DuplicateKey,
     DatabaseError,
+    /// The lab's authorizer refused a statement of the code under test.
+    NotAllowed,
     NotImplemented,
     Panicked,
     /// `generation G, value V`, the observer's view of a resource.
@@ -265,6 +267,8 @@ impl Seen {
             // Anywhere in the line: an explorer's list of what each actor
             // was answered carries it after the actor's name.
             Seen::DuplicateKey
+        } else if is("not allowed in the lab") {
+            Seen::NotAllowed
         } else if is("database error") || is("postgresql error") {
             Seen::DatabaseError
         } else if !paused_parts(line).is_empty() {
@@ -306,6 +310,7 @@ fn observed(
         // a check of the function's own.
         (BadInput, _) => "bad-input",
         (_, DatabaseError) => "database-error",
+        (_, NotAllowed) => "not-allowed",
         (Contention, Contention) => return None,
         (_, Contention) => "unexpected-contention",
         (Contention, _) => "contention-answered",
@@ -454,6 +459,14 @@ const OBSERVED: &[Hint] = &[
             "Your function returned a database error instead of an answer of the contract. Which of its statements failed, and what did that statement expect to find?",
             "Read the error in `got`: it names the statement's problem. The lab's `Tx` methods cover every statement the exercise needs.",
             "Go through `Tx`'s methods (or fix your own SQL so that it runs), and answer every case the contract defines with its own `LabError` or `Outcome`.",
+        ],
+    },
+    Hint {
+        id: "not-allowed",
+        levels: [
+            "The database refused one of your statements before it ran, and `got` names it. What did you need that statement for?",
+            "The code under test may read and write the lab's two tables inside its transaction, and nothing more: no schema of its own (temporary views and triggers too), no ATTACH, no PRAGMA that changes the connection, no call of the lab's own SQL functions.",
+            "Remove the statement `got` names, and do what it was for with `Tx`'s methods or your own SELECT, INSERT and UPDATE on `resources` and `requests` through `tx.sql()`.",
         ],
     },
     Hint {

@@ -807,7 +807,8 @@ mod tests {
     #[test]
     fn honest_code_is_not_held() {
         let source = "
-            use rusqlite::{OptionalExtension, TransactionBehavior, params};
+            use crate::TransactionBehavior;
+            use crate::sql::{OptionalExtension, params};
             use std::cmp::Ordering;
             use crate::{Destination, LabError, Outcome, Record};
             #[derive(Debug, Clone)]

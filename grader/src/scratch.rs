@@ -20,6 +20,7 @@ const REPOSITORY: &[&str] = &[
     "Cargo.toml",
     "Cargo.lock",
     ".cargo",
+    "api",
     "claims",
     "src",
     "tests/lab",

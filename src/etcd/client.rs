@@ -12,12 +12,6 @@ use etcd_client::{Client, ConnectOptions, EventType, GetOptions, LockOptions, Wa
 
 use crate::LabError;
 
-impl From<etcd_client::Error> for LabError {
-    fn from(error: etcd_client::Error) -> Self {
-        LabError::Etcd(error)
-    }
-}
-
 /// How many times a call refused during an election is tried again.
 const RETRIES: u32 = 50;
 /// How long to let an election go on before trying again (an election

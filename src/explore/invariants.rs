@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::requests::{Call, Route, Worker};
-use crate::db::Record;
+use crate::Record;
 use crate::{LabError, Outcome, describe_error};
 
 /// What must hold after every schedule.

@@ -28,7 +28,7 @@
 //!   then lets `(pid, n)` go. The session wakes, sees whether the fault lock
 //!   is held, and either goes on (its next checkpoint waits at `n + 1`) or
 //!   raises SQLSTATE `FL001`. `?` turns that back into the hook's own
-//!   [`LabError`] ([`take_fault`]), and the statement, with the transaction,
+//!   [`LabError`] (`fencing_lab_api::fault`), and the statement, with the transaction,
 //!   has failed like a real fault.
 //!
 //! Reads are not watched in the server: PostgreSQL has no trigger on
@@ -120,9 +120,6 @@ pub(crate) const TRIGGERS: &str = "
         BEFORE INSERT ON requests
         FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before record');
 ";
-
-/// The SQLSTATE of a fault the test injected at a checkpoint.
-const FAULT_CODE: &str = "FL001";
 
 /// How the trigger function's announcement starts.
 const NOTICE: &str = "fencing-lab checkpoint: ";
@@ -285,8 +282,6 @@ impl Link {
 }
 
 thread_local! {
-    /// The link of the call this thread runs, for [`take_fault`].
-    static CURRENT: RefCell<Option<Arc<Link>>> = const { RefCell::new(None) };
     /// The hooks of every session used on this thread, by session id: a
     /// hook is not `Send`, so it stays on the thread that installed it.
     static HOOKS: RefCell<HashMap<u64, Rc<Hooks>>> = RefCell::new(HashMap::new());
@@ -316,20 +311,6 @@ pub(crate) fn forget(id: u64) {
     drop(removed);
 }
 
-/// If `error` is a fault a hook injected at a gate, that fault.
-pub(crate) fn take_fault(error: &postgres::Error) -> Option<LabError> {
-    if error.code()?.code() != FAULT_CODE {
-        return None;
-    }
-    let fault = CURRENT.with(|current| {
-        current
-            .borrow()
-            .as_ref()
-            .and_then(|link| lock(&link.fault).take())
-    });
-    Some(fault.unwrap_or(LabError::InjectedFault("at a checkpoint")))
-}
-
 /// Runs one call of the learner's code (or the reference's) on `db`, with
 /// its checkpoints served on this thread (see the module's docs). `reads`
 /// are the read checkpoints the function has: a call that runs SQL of its
@@ -356,7 +337,11 @@ pub(crate) fn serve<T: Send>(
             let learner_link = Arc::clone(&link);
             let learner = scope.spawn(move || {
                 let _finished = Finished(sender);
-                CURRENT.with(|current| *current.borrow_mut() = Some(learner_link));
+                // A statement failed at a checkpoint comes back as the
+                // hook's fault (`From<postgres::Error>`).
+                fencing_lab_api::fault::from_server(Some(Box::new(move || {
+                    lock(&learner_link.fault).take()
+                })));
                 call(db)
             });
             let mut stuck = None;
@@ -427,7 +412,7 @@ struct Finished(Sender<Event>);
 impl Drop for Finished {
     fn drop(&mut self) {
         let _ = self.0.send(Event::Finished);
-        CURRENT.with(|current| current.borrow_mut().take());
+        fencing_lab_api::fault::from_server(None);
     }
 }
 

@@ -54,7 +54,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls};
 
 use crate::checkpoint::{Checkpoint, Hooks};
@@ -714,30 +713,5 @@ fn record_from_row(row: &postgres::Row) -> Record {
         delta: row.get(2),
         result: row.get(3),
         generation: row.get(4),
-    }
-}
-
-impl From<postgres::Error> for LabError {
-    /// A lock not granted at once (55P03) or a deadlock (40P01) is
-    /// [`LabError::Contention`]; a serialization failure (40001) is
-    /// [`LabError::SerializationFailure`]. Neither judged the request.
-    fn from(error: postgres::Error) -> Self {
-        // A fault a test injected at a checkpoint comes back as itself.
-        if let Some(fault) = gate::take_fault(&error) {
-            return fault;
-        }
-        match error.code() {
-            Some(code) if *code == SqlState::LOCK_NOT_AVAILABLE => LabError::Contention,
-            Some(code) if *code == SqlState::T_R_DEADLOCK_DETECTED => LabError::Contention,
-            Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE => {
-                LabError::SerializationFailure
-            }
-            Some(code) if *code == SqlState::INSUFFICIENT_PRIVILEGE => LabError::PermissionDenied(
-                error
-                    .as_db_error()
-                    .map_or_else(|| error.to_string(), |db| db.message().to_owned()),
-            ),
-            _ => LabError::Postgres(error),
-        }
     }
 }

@@ -6,7 +6,7 @@
 //! out until the commit. Nothing can change the generation between the check and the write.
 //! The graded suite must give it full marks (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

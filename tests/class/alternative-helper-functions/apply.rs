@@ -7,7 +7,7 @@
 //! transaction; every error leaves through `?`, which drops (rolls back) the transaction.
 //! The graded suite must give it full marks (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record, Tx};
 

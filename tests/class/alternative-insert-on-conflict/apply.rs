@@ -10,7 +10,8 @@
 //! then only a request never seen before is the typed overflow, a replay is still a replay.
 //! The graded suite must give it full marks (see tests/class/gradebook.csv).
 
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use crate::TransactionBehavior;
+use crate::sql::{OptionalExtension, params};
 
 use crate::{Destination, LabError, Outcome};
 

@@ -8,7 +8,8 @@
 //! nothing and is `NotHigher` with the installed number.
 //! The graded suite must give it full marks (see tests/class/gradebook.csv).
 
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use crate::TransactionBehavior;
+use crate::sql::{OptionalExtension, params};
 
 use crate::{Destination, LabError};
 

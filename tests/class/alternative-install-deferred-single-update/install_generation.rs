@@ -9,7 +9,8 @@
 //! lock and reports the generation the UPDATE saw.
 //! The graded suite must give it full marks (see tests/class/gradebook.csv).
 
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use crate::TransactionBehavior;
+use crate::sql::{OptionalExtension, params};
 
 use crate::{Destination, LabError};
 

@@ -9,7 +9,7 @@
 
 use std::cmp::Ordering;
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

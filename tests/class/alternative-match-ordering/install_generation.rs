@@ -7,7 +7,7 @@
 
 use std::cmp::Ordering;
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError};
 

@@ -8,7 +8,8 @@
 //! the value and the record commit together.
 //! The graded suite must give it full marks (see tests/class/gradebook.csv).
 
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use crate::TransactionBehavior;
+use crate::sql::{OptionalExtension, params};
 
 use crate::{Destination, LabError, Outcome};
 

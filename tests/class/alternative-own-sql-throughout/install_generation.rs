@@ -5,7 +5,8 @@
 //! can move the generation between them; equal or lower is refused with the installed number.
 //! The graded suite must give it full marks (see tests/class/gradebook.csv).
 
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use crate::TransactionBehavior;
+use crate::sql::{OptionalExtension, params};
 
 use crate::{Destination, LabError};
 

@@ -5,7 +5,8 @@
 //! and commit together; an `UPDATE` that changes no row is reported as the unknown resource.
 //! The graded suite must give it full marks (see tests/class/gradebook.csv).
 
-use rusqlite::{TransactionBehavior, params};
+use crate::TransactionBehavior;
+use crate::sql::params;
 
 use crate::{Destination, LabError, Outcome};
 

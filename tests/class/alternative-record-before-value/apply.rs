@@ -3,7 +3,7 @@
 //! The graded suite must give it full marks (see tests/class/gradebook.csv): the fault and
 //! crash checkpoints fall between the two writes whichever order they come in.
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

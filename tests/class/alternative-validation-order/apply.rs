@@ -7,7 +7,7 @@
 //! which of two problems an error must name, and either refusal is typed and changes nothing.
 //! The graded suite must give it full marks (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

@@ -7,7 +7,7 @@
 //! stored result, and a replay whose delta would overflow the current value is still a replay.
 //! The graded suite must give it full marks (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

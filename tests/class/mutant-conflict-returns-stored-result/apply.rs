@@ -2,7 +2,7 @@
 //! Changed from the reference: a found record is answered with its stored result whatever delta is presented, so a conflicting request reads as a replay.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

@@ -2,7 +2,7 @@
 //! Changed from the reference: BEGIN DEFERRED instead of BEGIN IMMEDIATE: no write lock until the first write.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

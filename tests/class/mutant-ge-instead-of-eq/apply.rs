@@ -2,7 +2,7 @@
 //! Changed from the reference: the never-issued branch is gone, so any generation at or above the installed one is accepted.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

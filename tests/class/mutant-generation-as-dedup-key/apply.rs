@@ -2,7 +2,8 @@
 //! Changed from the reference: the record is looked up by resource and generation, not by request id.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::{OptionalExtension, TransactionBehavior};
+use crate::TransactionBehavior;
+use crate::sql::OptionalExtension;
 
 use crate::{Destination, LabError, Outcome, Record};
 
@@ -49,7 +50,7 @@ pub fn apply(
         .query_row(
             "SELECT resource, request_id, delta, result, generation FROM requests
              WHERE resource = ?1 AND generation = ?2",
-            rusqlite::params![resource, generation],
+            crate::sql::params![resource, generation],
             |row| {
                 Ok(Record {
                     resource: row.get(0)?,

@@ -2,7 +2,7 @@
 //! Changed from the reference: the generation is read and checked in a transaction of its own, before the writing transaction begins.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

@@ -2,7 +2,7 @@
 //! Changed from the reference: `<` instead of `<=`: re-installing the installed generation is accepted.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError};
 

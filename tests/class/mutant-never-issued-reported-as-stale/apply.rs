@@ -2,7 +2,7 @@
 //! Changed from the reference: every generation other than the installed one is reported as stale, so an invented number reads like lost authority.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

@@ -2,7 +2,7 @@
 //! Changed from the reference: an empty request id and a generation below 1 reach the database.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

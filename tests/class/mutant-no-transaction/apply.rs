@@ -2,7 +2,7 @@
 //! Changed from the reference: every statement runs in a transaction of its own, as autocommit would: nothing holds the lock from the check to the effect, and the record is not written with the value.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

@@ -2,7 +2,7 @@
 //! Changed from the reference: the new value wraps around on overflow instead of being refused.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

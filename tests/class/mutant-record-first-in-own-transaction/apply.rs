@@ -2,7 +2,7 @@
 //! Changed from the reference: the record is committed in a transaction of its own, then the value in a second.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

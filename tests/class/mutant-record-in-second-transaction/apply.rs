@@ -2,7 +2,7 @@
 //! Changed from the reference: the value is committed first, then the record is written in a second transaction.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

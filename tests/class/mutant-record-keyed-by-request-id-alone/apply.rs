@@ -2,7 +2,8 @@
 //! Changed from the reference: the record is looked up by request id only, ignoring the resource.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::{OptionalExtension, TransactionBehavior};
+use crate::TransactionBehavior;
+use crate::sql::OptionalExtension;
 
 use crate::{Destination, LabError, Outcome, Record};
 

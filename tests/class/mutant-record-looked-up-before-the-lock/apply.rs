@@ -2,7 +2,7 @@
 //! Changed from the reference: the record is looked up first, in a read-only DEFERRED transaction of its own; the IMMEDIATE transaction that writes checks the generation, then decides on that earlier lookup instead of looking again.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

@@ -2,7 +2,7 @@
 //! Changed from the reference: a known request with the same delta is applied again instead of answered from the record.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

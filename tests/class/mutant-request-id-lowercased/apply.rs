@@ -2,7 +2,7 @@
 //! Changed from the reference: the request id is lowercased before it is looked up and stored.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

@@ -2,7 +2,7 @@
 //! Changed from the reference: surrounding whitespace is cut from the request id before it is validated, looked up and stored.
 //! The graded suite must fail it (see tests/class/gradebook.csv).
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError, Outcome, Record};
 

@@ -1,6 +1,6 @@
 //! Reference: the authority installs a new generation.
 
-use rusqlite::TransactionBehavior;
+use crate::TransactionBehavior;
 
 use crate::{Destination, LabError};
 

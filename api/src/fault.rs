@@ -1,0 +1,63 @@
+//! How a fault the harness injects at a checkpoint comes back to the code
+//! under test as itself.
+//!
+//! A test's hook may fail a statement from inside the database (a trigger
+//! on SQLite, the gate on PostgreSQL). The database hands back its own
+//! error, which has lost the [`LabError`] the hook returned; the
+//! conversions `From<rusqlite::Error>` and `From<postgres::Error>` look
+//! here for it, so `?` in the code under test yields the hook's fault.
+//! This is the harness's side of that hand-over; an exercise gains nothing
+//! from it.
+
+use std::cell::RefCell;
+
+use crate::LabError;
+
+/// How a fault raised by a hook reads inside SQLite's error message.
+pub const SQLITE_MARK: &str = "fencing-lab checkpoint fault: ";
+
+/// The SQLSTATE with which the PostgreSQL gate fails a statement at a
+/// checkpoint.
+pub const SERVER_CODE: &str = "FL001";
+
+/// Where the fault of a failed server statement is kept, for this thread.
+type Source = Box<dyn Fn() -> Option<LabError>>;
+
+thread_local! {
+    /// The fault a hook raised on this thread, until `?` picks it up.
+    static SLOT: RefCell<Option<LabError>> = const { RefCell::new(None) };
+    /// Where this thread's server faults are kept, while a call runs.
+    static SERVER: RefCell<Option<Source>> = const { RefCell::new(None) };
+}
+
+/// Keeps `fault` for the next error on this thread that carries
+/// [`SQLITE_MARK`] or is an authorizer's refusal, and returns the message
+/// the statement should fail with.
+pub fn hand_back(fault: LabError) -> String {
+    let message = format!("{SQLITE_MARK}{fault}");
+    SLOT.with(|slot| *slot.borrow_mut() = Some(fault));
+    message
+}
+
+/// Forgets a fault nobody picked up (a statement that failed, but whose
+/// error the code under test never converted).
+pub fn forget() {
+    SLOT.with(|slot| slot.borrow_mut().take());
+}
+
+/// Tells this thread where the faults of [`SERVER_CODE`] come from while a
+/// call runs (`None` when it ends).
+pub fn from_server(source: Option<Box<dyn Fn() -> Option<LabError>>>) {
+    SERVER.with(|server| *server.borrow_mut() = source);
+}
+
+/// The fault kept by [`hand_back`], if any.
+pub(crate) fn take() -> Option<LabError> {
+    SLOT.with(|slot| slot.borrow_mut().take())
+}
+
+/// The fault behind a statement the server failed with [`SERVER_CODE`].
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+pub(crate) fn take_from_server() -> Option<LabError> {
+    SERVER.with(|server| server.borrow().as_ref().and_then(|source| source()))
+}

@@ -22,6 +22,39 @@ mod install_generation;
 #[cfg_attr(feature = "solutions", path = "../solutions/apply.rs")]
 mod apply;
 
+/// The PostgreSQL track's two exercises (`postgres/`); they name the
+/// API's `crate::pg::PgDestination`.
+#[cfg(feature = "postgres")]
+pub mod postgres {
+    #[cfg_attr(not(feature = "solutions"), path = "install_generation.rs")]
+    #[cfg_attr(
+        feature = "solutions",
+        path = "../../solutions/postgres/install_generation.rs"
+    )]
+    mod install_generation;
+
+    #[cfg_attr(not(feature = "solutions"), path = "apply.rs")]
+    #[cfg_attr(feature = "solutions", path = "../../solutions/postgres/apply.rs")]
+    mod apply;
+
+    pub use apply::apply;
+    pub use install_generation::install_generation;
+}
+
+/// The etcd track's exercise: a worker that takes its authority from a
+/// lock service (`etcd/worker.rs`).
+#[cfg(feature = "etcd")]
+pub mod etcd {
+    /// What `etcd/worker.rs` names as `crate::etcd::…`.
+    pub use fencing_lab_api::etcd::*;
+
+    #[cfg_attr(not(feature = "solutions"), path = "worker.rs")]
+    #[cfg_attr(feature = "solutions", path = "../../solutions/etcd/worker.rs")]
+    mod worker;
+
+    pub use worker::work;
+}
+
 pub use apply::apply;
 pub use install_generation::install_generation;
 

@@ -24,8 +24,12 @@
 #![forbid(unsafe_code)]
 
 mod error;
+#[cfg(feature = "etcd")]
+pub mod etcd;
 pub mod fault;
 mod outcome;
+#[cfg(feature = "postgres")]
+pub mod pg;
 mod sqlite;
 
 pub use error::{LabError, describe, describe_error};

@@ -9,7 +9,7 @@
 //! from a three-member etcd cluster, which its process keeps alive; a test
 //! may freeze the process (SIGSTOP) at any of your calls, let the lease go,
 //! give the lock to another worker, and wake yours again (SIGCONT). Your
-//! tools are on `worker` (see `src/etcd/worker.rs`): `lock`,
+//! tools are on `worker` (see `api/src/etcd.rs`): `lock`,
 //! `install_generation`, `installed_generation`, `lease_ttl` and `apply`.
 
 use crate::etcd::Job;

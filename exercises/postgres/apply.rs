@@ -3,7 +3,7 @@
 //!
 //! Do the SQLite `exercises/apply.rs` first: the contract is the same. What
 //! changes is the lock. Run `cargo test --features postgres` to see which
-//! claims still fail. Tools you have (see `src/pg/mod.rs`): `db.begin()`
+//! claims still fail. Tools you have (see `api/src/pg.rs`): `db.begin()`
 //! returns a `PgTx` with `lock_row`, `installed_generation`, `find_record`,
 //! `value`, `set_value`, `insert_record` and `commit`. Dropping a `PgTx`
 //! without committing rolls it back and releases its row locks.

@@ -2,7 +2,7 @@
 //! generation on a database server.
 //!
 //! Do the SQLite `exercises/install_generation.rs` first. Tools you have (see
-//! `src/pg/mod.rs`): `db.begin()` returns a `PgTx` with `lock_row`,
+//! `api/src/pg.rs`): `db.begin()` returns a `PgTx` with `lock_row`,
 //! `installed_generation`, `set_generation` and `commit`.
 
 use crate::LabError;

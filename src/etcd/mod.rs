@@ -38,13 +38,6 @@ pub use worker::{Held, Job, Moment, Worker};
 use crate::panics::guard;
 use crate::{LabError, Outcome, claims};
 
-/// The learner's worker, or the reference with `--features solutions`.
-#[cfg_attr(not(feature = "solutions"), path = "../../exercises/etcd/worker.rs")]
-#[cfg_attr(feature = "solutions", path = "../../solutions/etcd/worker.rs")]
-// No unsafe code in a learner's exercise, and no `allow` can undo it.
-#[forbid(unsafe_code)]
-mod worker_impl;
-
 /// Whose `work` a worker process runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -75,7 +68,7 @@ impl Role {
 /// `exercises/etcd/worker.rs`).
 pub fn work(worker: &mut Worker, job: &Job) -> Result<Outcome, LabError> {
     guard("work", claims::ETCD_WORKER, || {
-        worker_impl::work(worker, job)
+        fencing_lab_exercises::etcd::work(&mut fencing_lab_api::etcd::Worker::new(worker), job)
     })
 }
 

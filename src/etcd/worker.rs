@@ -7,35 +7,9 @@
 use std::fmt;
 
 use crate::etcd::client::Coordinator;
+pub use fencing_lab_api::etcd::{Held, Job};
+
 use crate::{Destination, LabError, Outcome};
-
-/// One job for a worker: apply `delta` to `resource` as request
-/// `request_id`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Job {
-    /// The resource to change (`fund-A`), and the name of its lock.
-    pub resource: String,
-    /// The request's id: the same on every attempt of the same job.
-    pub request_id: String,
-    /// What to add to the value.
-    pub delta: i64,
-}
-
-/// The lock, held: what etcd answered when it granted it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Held {
-    /// The lock key: `<lock name>/<lease in hex>`. It exists for as long as
-    /// this worker holds the lock.
-    pub key: String,
-    /// The lease the key is attached to: when it is revoked or runs out,
-    /// the key is deleted and the lock passes to the next in line.
-    pub lease: i64,
-    /// The cluster revision that created the key. etcd counts every change
-    /// with one revision for the whole cluster, replicated by a majority
-    /// before the lock is granted; a later holder's key is created later,
-    /// so its revision is higher, whichever member answers or leads.
-    pub revision: i64,
-}
 
 /// Where a test may stop a worker process, to freeze it there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -202,5 +176,39 @@ impl Worker {
     /// run out.
     pub(crate) fn close(&mut self) -> Result<(), LabError> {
         self.coordinator.revoke(self.lease)
+    }
+}
+
+/// What the learner's `work` gets, through the API's `Worker`: the
+/// inherent methods above.
+impl fencing_lab_api::etcd::Tools for Worker {
+    fn lease(&self) -> i64 {
+        Worker::lease(self)
+    }
+
+    fn lease_ttl(&mut self) -> Result<i64, LabError> {
+        Worker::lease_ttl(self)
+    }
+
+    fn lock(&mut self, resource: &str) -> Result<Held, LabError> {
+        Worker::lock(self, resource)
+    }
+
+    fn install_generation(&mut self, resource: &str, generation: i64) -> Result<(), LabError> {
+        Worker::install_generation(self, resource, generation)
+    }
+
+    fn installed_generation(&mut self, resource: &str) -> Result<i64, LabError> {
+        Worker::installed_generation(self, resource)
+    }
+
+    fn apply(
+        &mut self,
+        resource: &str,
+        generation: i64,
+        request_id: &str,
+        delta: i64,
+    ) -> Result<Outcome, LabError> {
+        Worker::apply(self, resource, generation, request_id, delta)
     }
 }

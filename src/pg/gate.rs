@@ -483,3 +483,31 @@ impl Drop for Gate {
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+/// The learner's transactions report their reads through the API's
+/// `Observer`, which the session's link is.
+impl fencing_lab_api::pg::Observer for Link {
+    fn reached(&self, read: fencing_lab_api::pg::Read) -> Result<(), LabError> {
+        Link::reached(self, checkpoint_of(read))
+    }
+
+    fn read_by_own_sql(&self, read: fencing_lab_api::pg::Read) {
+        Link::read_by_own_sql(self, checkpoint_of(read));
+    }
+
+    fn watching(&self) -> bool {
+        Link::watching(self)
+    }
+
+    fn note_unread(&self) {
+        Link::note_unread(self);
+    }
+}
+
+/// The checkpoint that follows a read.
+fn checkpoint_of(read: fencing_lab_api::pg::Read) -> Checkpoint {
+    match read {
+        fencing_lab_api::pg::Read::Generation => Checkpoint::GenerationRead,
+        fencing_lab_api::pg::Read::Record => Checkpoint::RecordRead,
+    }
+}

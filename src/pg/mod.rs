@@ -44,10 +44,10 @@
 #[cfg(feature = "postgres-sql")]
 pub mod contract;
 mod gate;
-mod own;
 pub mod server;
 
-pub use own::OwnSql;
+use fencing_lab_api::pg::rows::{lock_row, read_state, record_from_row};
+pub use fencing_lab_api::pg::{OwnSql, PgTx};
 
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -61,25 +61,6 @@ use crate::claims::{PG_APPLY, PG_INSTALL};
 use crate::panics::guard;
 use crate::{LabError, Outcome, Record, State};
 
-/// The learner's code, or the reference with `--features solutions`.
-#[cfg_attr(
-    not(feature = "solutions"),
-    path = "../../exercises/postgres/install_generation.rs"
-)]
-#[cfg_attr(
-    feature = "solutions",
-    path = "../../solutions/postgres/install_generation.rs"
-)]
-// No unsafe code in a learner's exercise, and no `allow` can undo it.
-#[forbid(unsafe_code)]
-mod install_generation_impl;
-
-#[cfg_attr(not(feature = "solutions"), path = "../../exercises/postgres/apply.rs")]
-#[cfg_attr(feature = "solutions", path = "../../solutions/postgres/apply.rs")]
-// No unsafe code in a learner's exercise, and no `allow` can undo it.
-#[forbid(unsafe_code)]
-mod apply_impl;
-
 /// The authority installs `new_generation` on `resource` (the learner's
 /// `exercises/postgres/install_generation.rs`).
 pub fn install_generation(
@@ -89,7 +70,11 @@ pub fn install_generation(
 ) -> Result<(), LabError> {
     gate::serve(db, &[Checkpoint::GenerationRead], |db| {
         guard("install_generation", PG_INSTALL, || {
-            install_generation_impl::install_generation(db, resource, new_generation)
+            fencing_lab_exercises::postgres::install_generation(
+                &mut db.exercise(),
+                resource,
+                new_generation,
+            )
         })
     })
 }
@@ -109,7 +94,13 @@ pub fn apply(
         &[Checkpoint::GenerationRead, Checkpoint::RecordRead],
         |db| {
             guard("apply", PG_APPLY, || {
-                apply_impl::apply(db, resource, generation, request_id, delta)
+                fencing_lab_exercises::postgres::apply(
+                    &mut db.exercise(),
+                    resource,
+                    generation,
+                    request_id,
+                    delta,
+                )
             })
         },
     )
@@ -490,10 +481,14 @@ impl PgDestination {
     /// touch them ([`PgTx::lock_row`] first of all).
     pub fn begin(&mut self) -> Result<PgTx<'_>, LabError> {
         let PgDestination { client, link, .. } = self;
-        Ok(PgTx {
-            tx: client.transaction()?,
-            link,
-        })
+        PgTx::begin(client, &**link)
+    }
+
+    /// What the learner's code gets for one call: a transaction can be
+    /// begun on this session, and nothing else.
+    pub(crate) fn exercise(&mut self) -> fencing_lab_api::pg::PgDestination<'_> {
+        let PgDestination { client, link, .. } = self;
+        fencing_lab_api::pg::PgDestination::new(client, &**link)
     }
 
     /// Installs the hook that runs at every checkpoint of this session, on
@@ -546,172 +541,5 @@ impl PgDestination {
 impl Drop for PgDestination {
     fn drop(&mut self) {
         gate::forget(self.id);
-    }
-}
-
-/// An open transaction on a [`PgDestination`]. Dropping it without
-/// [`commit`](PgTx::commit) rolls everything back and releases its row
-/// locks, which is what makes `?` on an error safe.
-pub struct PgTx<'a> {
-    /// The transaction (rolls back on drop).
-    tx: postgres::Transaction<'a>,
-    /// What reaches the checkpoints from the client (the reads).
-    link: &'a gate::Link,
-}
-
-impl<'a> PgTx<'a> {
-    /// Locks `resource`'s row until this transaction ends
-    /// (`SELECT … FOR UPDATE NOWAIT`). Another transaction that tries to
-    /// lock or update the same row meets contention; other rows stay free.
-    ///
-    /// Errors: [`LabError::Contention`] if another transaction holds the
-    /// row, [`LabError::UnknownResource`].
-    pub fn lock_row(&mut self, resource: &str) -> Result<(), LabError> {
-        lock_row(&mut self.tx, resource)
-    }
-
-    /// Reads the installed generation of `resource`: a plain read, which
-    /// locks nothing.
-    ///
-    /// Errors: [`LabError::UnknownResource`]. Checkpoint afterwards:
-    /// [`Checkpoint::GenerationRead`].
-    pub fn installed_generation(&mut self, resource: &str) -> Result<i64, LabError> {
-        let generation = read_state(&mut self.tx, resource)?.generation;
-        self.link.reached(Checkpoint::GenerationRead)?;
-        Ok(generation)
-    }
-
-    /// Writes a new installed generation for `resource`.
-    ///
-    /// Checkpoint before writing: [`Checkpoint::BeforeInstall`] (in the
-    /// server, like every write's).
-    pub fn set_generation(&mut self, resource: &str, generation: i64) -> Result<(), LabError> {
-        self.update(
-            "UPDATE resources SET generation = $1 WHERE name = $2",
-            resource,
-            generation,
-        )
-    }
-
-    /// Reads the current value of `resource`.
-    ///
-    /// Errors: [`LabError::UnknownResource`].
-    pub fn value(&mut self, resource: &str) -> Result<i64, LabError> {
-        Ok(read_state(&mut self.tx, resource)?.value)
-    }
-
-    /// Writes a new value for `resource`: the effect.
-    ///
-    /// Checkpoint before writing: [`Checkpoint::BeforeEffect`] (in the
-    /// server, like every write's).
-    pub fn set_value(&mut self, resource: &str, value: i64) -> Result<(), LabError> {
-        self.update(
-            "UPDATE resources SET value = $1 WHERE name = $2",
-            resource,
-            value,
-        )
-    }
-
-    /// Looks up the record of `request_id` on `resource`.
-    pub fn find_record(
-        &mut self,
-        resource: &str,
-        request_id: &str,
-    ) -> Result<Option<Record>, LabError> {
-        let record = self
-            .tx
-            .query_opt(
-                "SELECT resource, request_id, delta, result, generation FROM requests
-                 WHERE resource = $1 AND request_id = $2",
-                &[&resource, &request_id],
-            )?
-            .as_ref()
-            .map(record_from_row);
-        self.link.reached(Checkpoint::RecordRead)?;
-        Ok(record)
-    }
-
-    /// Stores a record.
-    ///
-    /// Checkpoint before writing: [`Checkpoint::BeforeRecord`] (in the
-    /// server, like every write's).
-    pub fn insert_record(&mut self, record: &Record) -> Result<(), LabError> {
-        self.tx.execute(
-            "INSERT INTO requests (resource, request_id, delta, result, generation)
-             VALUES ($1, $2, $3, $4, $5)",
-            &[
-                &record.resource,
-                &record.request_id,
-                &record.delta,
-                &record.result,
-                &record.generation,
-            ],
-        )?;
-        Ok(())
-    }
-
-    /// Commits: everything written in this transaction becomes visible at
-    /// once, or (on error) none of it does. Its row locks are released.
-    pub fn commit(self) -> Result<(), LabError> {
-        Ok(self.tx.commit()?)
-    }
-
-    /// SQL of your own in this transaction, for what the methods above do
-    /// not offer (`execute`, `query`, `query_one`, `query_opt`,
-    /// `batch_execute`). The reference never needs it.
-    ///
-    /// A write run here reaches its checkpoint in the server, like the
-    /// methods' writes. A read reaches its checkpoint right after the
-    /// statement returns, holding the locks it took, when the server's plan
-    /// of the statement reads the generation or the `requests` table (see
-    /// [`OwnSql`]). Only a batch (`batch_execute`) cannot be seen into: a
-    /// test that needed to pause after a read made there says so instead of
-    /// guessing at a mistake.
-    pub fn sql(&mut self) -> OwnSql<'_, 'a> {
-        OwnSql::new(&mut self.tx, self.link)
-    }
-
-    fn update(&mut self, sql: &str, resource: &str, new: i64) -> Result<(), LabError> {
-        match self.tx.execute(sql, &[&new, &resource])? {
-            0 => Err(LabError::UnknownResource(resource.to_owned())),
-            _ => Ok(()),
-        }
-    }
-}
-
-/// `SELECT … FOR UPDATE NOWAIT` on one resource's row.
-fn lock_row(tx: &mut impl postgres::GenericClient, resource: &str) -> Result<(), LabError> {
-    tx.query_opt(
-        "SELECT 1 FROM resources WHERE name = $1 FOR UPDATE NOWAIT",
-        &[&resource],
-    )?
-    .map(|_| ())
-    .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))
-}
-
-/// Reads one resource's row; a missing row is an unknown resource.
-fn read_state(
-    client: &mut impl postgres::GenericClient,
-    resource: &str,
-) -> Result<State, LabError> {
-    client
-        .query_opt(
-            "SELECT generation, value FROM resources WHERE name = $1",
-            &[&resource],
-        )?
-        .map(|row| State {
-            generation: row.get(0),
-            value: row.get(1),
-        })
-        .ok_or_else(|| LabError::UnknownResource(resource.to_owned()))
-}
-
-fn record_from_row(row: &postgres::Row) -> Record {
-    Record {
-        resource: row.get(0),
-        request_id: row.get(1),
-        delta: row.get(2),
-        result: row.get(3),
-        generation: row.get(4),
     }
 }

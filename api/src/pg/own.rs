@@ -9,9 +9,8 @@
 //! same parameters names every column each step of the plan reads, in its
 //! output, filter or index condition. A plan that reads `resources`'s
 //! `generation` column is a read of the generation
-//! ([`Checkpoint::GenerationRead`]); one that scans `requests`, or checks it
-//! for a conflict (`ON CONFLICT`), is a lookup of a record
-//! ([`Checkpoint::RecordRead`]). This is what SQLite's authorizer tells the
+//! ([`Read::Generation`]); one that scans `requests`, or checks it for a
+//! conflict (`ON CONFLICT`), is a lookup of a record ([`Read::Record`]). This is what SQLite's authorizer tells the
 //! SQLite lab about each statement. A statement that reads the generation
 //! only inside its own write (one conditional `UPDATE`) fires its read
 //! checkpoint after that write, with the row still locked by it: there is
@@ -26,8 +25,7 @@
 use postgres::Row;
 use postgres::types::ToSql;
 
-use super::gate::Link;
-use crate::checkpoint::Checkpoint;
+use super::{Observer, Read};
 
 /// SQL of the code's own inside a [`PgTx`](super::PgTx): the methods of a
 /// `postgres::Transaction` that run one statement, plus `batch_execute`.
@@ -37,14 +35,14 @@ pub struct OwnSql<'t, 'a> {
     /// The transaction the statements run in.
     tx: &'t mut postgres::Transaction<'a>,
     /// Where the read checkpoints go.
-    link: &'t Link,
+    link: &'t dyn Observer,
 }
 
 /// A statement's parameters, as the client takes them.
 type Params<'p> = [&'p (dyn ToSql + Sync)];
 
 impl<'t, 'a> OwnSql<'t, 'a> {
-    pub(super) fn new(tx: &'t mut postgres::Transaction<'a>, link: &'t Link) -> Self {
+    pub(super) fn new(tx: &'t mut postgres::Transaction<'a>, link: &'t dyn Observer) -> Self {
         OwnSql { tx, link }
     }
 
@@ -106,10 +104,10 @@ impl<'t, 'a> OwnSql<'t, 'a> {
         match reads(self.tx, sql, params) {
             Some(reads) => {
                 if reads.generation {
-                    self.link.read_by_own_sql(Checkpoint::GenerationRead);
+                    self.link.read_by_own_sql(Read::Generation);
                 }
                 if reads.record {
-                    self.link.read_by_own_sql(Checkpoint::RecordRead);
+                    self.link.read_by_own_sql(Read::Record);
                 }
             }
             None => self.link.note_unread(),

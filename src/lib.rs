@@ -82,6 +82,14 @@ pub use lab_claims as claims;
 pub use panics::{panic_message, quiet_todo_panics};
 pub use store::{Session, Store};
 
+/// Set, the databases' defences against the code under test are off: no
+/// authorizer on SQLite's connections, and PostgreSQL's sessions log in as
+/// the lab's own user instead of `pg::LEARNER`. Only for
+/// `.ci/hostile-observer`'s proof that each hostile case it grades is
+/// stopped by them and by nothing else: the grader's sandbox never passes
+/// it on, and the code under test cannot set it.
+pub const UNGUARDED: &str = "FENCING_LAB_UNGUARDED";
+
 /// Which implementation is compiled in, for the transcript's header.
 pub use fencing_lab_exercises::IMPLEMENTATION;
 

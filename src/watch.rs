@@ -140,7 +140,7 @@ pub(crate) fn instrument(conn: &Connection, hooks: &Rc<Hooks>) -> Result<Registr
     // statement prepared while the code under test runs is held to
     // `policy`. `.ci/hostile-observer` turns it off to prove that each
     // hostile case it grades was stopped by it and by nothing else.
-    if std::env::var_os(UNGUARDED).is_some() {
+    if std::env::var_os(crate::UNGUARDED).is_some() {
         return Ok(registration);
     }
     conn.authorizer(Some(move |context: AuthContext<'_>| {
@@ -276,11 +276,6 @@ impl Classifier {
         reads
     }
 }
-
-/// Set, the lab's connections get no authorizer: only for the hostile
-/// class's proof that its cases get through without it. The grader's
-/// sandbox never passes it on, and the code under test cannot set it.
-const UNGUARDED: &str = "FENCING_LAB_NO_AUTHORIZER";
 
 /// The harness's SQL functions, which only its triggers may call.
 const HARNESS_FUNCTIONS: &str = "fencing_lab";

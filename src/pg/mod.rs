@@ -50,7 +50,7 @@ use fencing_lab_api::pg::rows::{lock_row, read_state, record_from_row};
 pub use fencing_lab_api::pg::{OwnSql, PgTx};
 
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -148,6 +148,17 @@ impl Wait {
     }
 }
 
+/// The role the Rust track's sessions log in as, workers' and authority's
+/// alike: not a superuser, owner of nothing, with `USAGE` on each lab's
+/// schema and `SELECT`, `INSERT`, `UPDATE`, `DELETE` on its two tables. So
+/// the code under test cannot disable the checkpoints' triggers (that takes
+/// the table's owner), run programs or read files (`COPY … PROGRAM`,
+/// `pg_read_file`: a superuser's), change the server (`ALTER SYSTEM`),
+/// switch triggers off for its session (`session_replication_role`) or
+/// become another role. The harness's own sessions (the observer, the
+/// gates' control) stay the lab's user, and never run the learner's SQL.
+pub const LEARNER: &str = "fencing_learner";
+
 /// The environment variable that hands a child process its parent's lab:
 /// `<schema> <conninfo>` (see [`PgLab::address`]).
 pub const LAB_VARIABLE: &str = "FENCING_LAB_PG_LAB";
@@ -204,10 +215,22 @@ impl PgLab {
                     crate::describe_error(&error)
                 ))
             })?;
-        // One batch, so one transaction: the schema, its tables, then the
-        // checkpoints' triggers on them.
+        // One batch, so one transaction: the schema, its tables, the
+        // checkpoints' triggers on them, and the learner's role's rights.
+        static LEARNER_MADE: AtomicBool = AtomicBool::new(false);
+        let role = match LEARNER_MADE.swap(true, Ordering::Relaxed) {
+            true => String::new(),
+            false => format!(
+                "DO $$ BEGIN CREATE ROLE {LEARNER} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE
+                                NOREPLICATION NOBYPASSRLS;
+                 EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;"
+            ),
+        };
         observer.batch_execute(&format!(
-            "BEGIN; CREATE SCHEMA {schema}; SET search_path = {schema};{SCHEMA}{}COMMIT;",
+            "{role}BEGIN; CREATE SCHEMA {schema}; SET search_path = {schema};{SCHEMA}{}
+             GRANT USAGE ON SCHEMA {schema} TO {LEARNER};
+             GRANT SELECT, INSERT, UPDATE, DELETE ON resources, requests TO {LEARNER};
+             COMMIT;",
             gate::TRIGGERS
         ))?;
         Ok(PgLab {
@@ -257,9 +280,14 @@ impl PgLab {
         format!("{} {}", self.inner.schema, self.inner.conninfo)
     }
 
-    /// Opens a new session for a worker or the authority.
+    /// Opens a new session for a worker or the authority, as the role
+    /// [`LEARNER`]: the code under test runs its SQL there, and may read
+    /// and write the lab's two tables and nothing else.
     pub fn connect(&self) -> Result<PgDestination, LabError> {
-        self.connect_as(None)
+        match std::env::var_os(crate::UNGUARDED) {
+            Some(_) => self.connect_as(None),
+            None => self.connect_as(Some(LEARNER)),
+        }
     }
 
     /// Opens a new session as the server's role `role` (lesson L8's

@@ -50,7 +50,7 @@ use fencing_lab_api::pg::rows::{lock_row, read_state, record_from_row};
 pub use fencing_lab_api::pg::{OwnSql, PgTx};
 
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -217,17 +217,24 @@ impl PgLab {
             })?;
         // One batch, so one transaction: the schema, its tables, the
         // checkpoints' triggers on them, and the learner's role's rights.
-        static LEARNER_MADE: AtomicBool = AtomicBool::new(false);
-        let role = match LEARNER_MADE.swap(true, Ordering::Relaxed) {
-            true => String::new(),
-            false => format!(
-                "DO $$ BEGIN CREATE ROLE {LEARNER} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE
-                                NOREPLICATION NOBYPASSRLS;
-                 EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;"
-            ),
-        };
+        // The role once per process, before any lab grants it a right: a
+        // lab made on another thread meanwhile waits here.
+        static LEARNER_MADE: Mutex<bool> = Mutex::new(false);
+        {
+            let mut made = LEARNER_MADE
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if !*made {
+                observer.batch_execute(&format!(
+                    "DO $$ BEGIN CREATE ROLE {LEARNER} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE
+                                    NOREPLICATION NOBYPASSRLS;
+                     EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;"
+                ))?;
+                *made = true;
+            }
+        }
         observer.batch_execute(&format!(
-            "{role}BEGIN; CREATE SCHEMA {schema}; SET search_path = {schema};{SCHEMA}{}
+            "BEGIN; CREATE SCHEMA {schema}; SET search_path = {schema};{SCHEMA}{}
              GRANT USAGE ON SCHEMA {schema} TO {LEARNER};
              GRANT SELECT, INSERT, UPDATE, DELETE ON resources, requests TO {LEARNER};
              COMMIT;",

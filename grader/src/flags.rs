@@ -21,7 +21,9 @@
 //! package in `Cargo.lock`, `-` read as `_`) is itself held, and a path that
 //! starts with such a name is read as the crate's: rustc reads it so too
 //! when the local is a value (`fn std() {}` leaves `std::fs::read` the
-//! crate's).
+//! crate's). Any other name the file declares is its own, and a path
+//! starting with it is not held, unless it goes on through a name an import
+//! binds (`mod m { pub use std as s; }` makes `m::s::fs` a `std::fs`).
 //!
 //! The review is the defence against code in the test process itself: the
 //! sandbox keeps a submission from the rest of the machine, but not from
@@ -505,11 +507,20 @@ impl Review<'_> {
             std::iter::once("crate".to_owned())
                 .chain(rest.iter().cloned())
                 .collect()
-        } else if segments.len() == 1
-            || PRELUDE.contains(&first.as_str())
-            || self.locals.contains(first)
-        {
+        } else if segments.len() == 1 || PRELUDE.contains(&first.as_str()) {
             return None;
+        } else if self.locals.contains(first) {
+            // One of the file's own names: its own, unless the path goes on
+            // through a name an import binds, which a local module may
+            // re-export (`mod m { pub use std as s; }` makes `m::s::fs` a
+            // `std::fs`), or through a macro's variable, which may be one.
+            let at = 1 + rest.iter().position(|segment| {
+                segment.starts_with('$') || self.aliases.contains_key(segment)
+            })?;
+            match self.aliases.get(&segments[at]) {
+                Some(target) => target.iter().chain(&segments[at + 1..]).cloned().collect(),
+                None => segments.to_vec(),
+            }
         } else {
             segments.to_vec()
         };
@@ -572,8 +583,9 @@ impl Review<'_> {
             let parent = &self.module[..self.module.len().saturating_sub(1).max(1)];
             parent.iter().chain(rest).cloned().collect()
         } else if first == "self" {
-            // The file's own items: fine whatever they are.
-            return None;
+            // The file's own items: fine, unless the path goes on through
+            // an import (`use self::m::s::fs::*;`).
+            return self.resolve(rest, false);
         } else if let Some(target) = self.aliases.get(first).filter(|_| path.len() > 1) {
             target.iter().chain(rest).cloned().collect()
         } else {
@@ -1243,6 +1255,25 @@ mod tests {
                 "an enum named like the crate `etcd_client`",
                 "a type alias named like the crate `log`",
             ],
+        ),
+        // A crate re-exported by a local module, reached through the module.
+        (
+            "mod m { pub use std as s; } fn a() { let _ = m::s::fs::read(\"/x\"); }",
+            &["`std::fs::read`"],
+        ),
+        // The same, the module's import handed to a macro that builds the
+        // path from it.
+        (
+            "mod m { pub use std as s; } \
+             macro_rules! r { ($k:ident) => { m::$k::fs::read(\"/x\") } } \
+             fn a() { let _ = r!(s); }",
+            &["a path a macro builds: `m::$k::fs::read`"],
+        ),
+        // The same, imported into the file by a glob through `self::`.
+        (
+            "mod m { pub use std as s; } use self::m::s::fs::*; \
+             fn a() { let _ = read(\"/x\"); }",
+            &["`std::fs::*`"],
         ),
     ];
 

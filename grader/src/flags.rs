@@ -14,6 +14,17 @@
 //! root handed to it are all seen. `unsafe`, `extern` and `mod name;` are
 //! always held.
 //!
+//! No local name shadows a crate root. A name the file declares (an item at
+//! any depth, a generic parameter, a binding, a field, a variant, a label, a
+//! macro, an import's or an extern crate's new name) spelled like a crate
+//! the lab could reach (`std`, `core`, `alloc`, `proc_macro`, `test`, or any
+//! package in `Cargo.lock`, `-` read as `_`) is itself held, and a path that
+//! starts with such a name is read as the crate's: rustc reads it so too
+//! when the local is a value (`fn std() {}` leaves `std::fs::read` the
+//! crate's). Any other name the file declares is its own, and a path
+//! starting with it is not held, unless it goes on through a name an import
+//! binds (`mod m { pub use std as s; }` makes `m::s::fs` a `std::fs`).
+//!
 //! The review is the defence against code in the test process itself: the
 //! sandbox keeps a submission from the rest of the machine, but not from
 //! the memory of the process it runs in, where the verdict channel's key
@@ -169,6 +180,36 @@ const PRELUDE: &[&str] = &[
 /// The crate roots that name the standard library.
 const STD_ROOTS: &[&str] = &["std", "core", "alloc"];
 
+/// The crate roots the compiler brings without a dependency.
+const BUILTIN_ROOTS: &[&str] = &["std", "core", "alloc", "proc_macro", "test"];
+
+/// The lab's lock file: every crate of its graph, read for their names.
+const LOCK: &str = include_str!("../../Cargo.lock");
+
+/// Every name a path can start with to mean a crate: the built-in roots and
+/// every package in `Cargo.lock`, `-` read as `_`. A superset of what the
+/// compiler lets the lab's code reach, so a crate added to the lab is never
+/// missed.
+fn crate_roots() -> &'static BTreeSet<String> {
+    static ROOTS: OnceLock<BTreeSet<String>> = OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let locked = LOCK
+            .lines()
+            .filter_map(|line| line.strip_prefix("name = "))
+            .map(|name| name.trim().trim_matches('"').replace('-', "_"));
+        BUILTIN_ROOTS
+            .iter()
+            .map(|&root| root.to_owned())
+            .chain(locked)
+            .collect()
+    })
+}
+
+/// Whether `name` is spelled like a crate root.
+fn is_crate_root(name: &str) -> bool {
+    crate_roots().contains(name)
+}
+
 /// Reviews one exercise file, named as in the lab (`exercises/apply.rs`,
 /// `exercises/postgres/apply.rs`, …): the name tells where it sits in the
 /// lab's crate, which `super::` leads to.
@@ -197,6 +238,9 @@ pub fn scan(file: &str, source: &str) -> Vec<Flag> {
             review.aliases = names.aliases;
             review.locals = names.locals;
             review.macros = names.macros;
+            for (span, what) in names.shadows {
+                review.hold(span, what);
+            }
             review.visit_file(&parsed);
         }
         Err(error) => {
@@ -235,14 +279,34 @@ struct Declared {
     aliases: BTreeMap<String, Vec<String>>,
     locals: BTreeSet<String>,
     macros: BTreeSet<String>,
+    /// The declarations spelled like a crate root, each held: the span to
+    /// quote and what it is.
+    shadows: Vec<(Span, String)>,
+}
+
+impl Declared {
+    /// Notes a name the file declares, `kind` saying what it names (with
+    /// its article): held if it is spelled like a crate root.
+    fn declare(&mut self, name: &syn::Ident, kind: &str) {
+        let text = unraw(name);
+        if is_crate_root(&text) {
+            self.shadows
+                .push((name.span(), format!("{kind} named like the crate `{text}`")));
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for Declared {
     fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
         let mut leaves = Vec::new();
         use_leaves(&item.tree, Vec::new(), &mut leaves);
-        for (path, name, _) in leaves {
+        for (path, name, span) in leaves {
             if let Some(name) = name {
+                // `use rusqlite::{self}` binds the crate to its own name.
+                if is_crate_root(&name) && path != [name.as_str()] {
+                    self.shadows
+                        .push((span, format!("an import named like the crate `{name}`")));
+                }
                 self.aliases.insert(name, path);
             }
         }
@@ -250,35 +314,110 @@ impl<'ast> Visit<'ast> for Declared {
 
     fn visit_item_macro(&mut self, item: &'ast syn::ItemMacro) {
         if let Some(name) = &item.ident {
+            self.declare(name, "a macro");
             self.macros.insert(name.to_string());
         }
         visit::visit_item_macro(self, item);
     }
 
     fn visit_item(&mut self, item: &'ast syn::Item) {
-        let name = match item {
-            syn::Item::Const(item) => Some(&item.ident),
-            syn::Item::Enum(item) => Some(&item.ident),
-            syn::Item::Fn(item) => Some(&item.sig.ident),
-            syn::Item::Mod(item) => Some(&item.ident),
-            syn::Item::Static(item) => Some(&item.ident),
-            syn::Item::Struct(item) => Some(&item.ident),
-            syn::Item::Trait(item) => Some(&item.ident),
-            syn::Item::Type(item) => Some(&item.ident),
-            syn::Item::Union(item) => Some(&item.ident),
+        let named = match item {
+            syn::Item::Const(item) => Some((&item.ident, "a constant")),
+            syn::Item::Enum(item) => Some((&item.ident, "an enum")),
+            syn::Item::Mod(item) => Some((&item.ident, "a module")),
+            syn::Item::Static(item) => Some((&item.ident, "a static")),
+            syn::Item::Struct(item) => Some((&item.ident, "a struct")),
+            syn::Item::Trait(item) => Some((&item.ident, "a trait")),
+            syn::Item::TraitAlias(item) => Some((&item.ident, "a trait alias")),
+            syn::Item::Type(item) => Some((&item.ident, "a type alias")),
+            syn::Item::Union(item) => Some((&item.ident, "a union")),
+            syn::Item::Fn(item) => {
+                // Declared with its signature, which methods share.
+                self.locals.insert(unraw(&item.sig.ident));
+                None
+            }
+            syn::Item::ExternCrate(item) => {
+                // Held on its own; its new name is no local item.
+                if let Some((_, rename)) = &item.rename {
+                    self.declare(rename, "an extern crate");
+                }
+                None
+            }
             _ => None,
         };
-        if let Some(name) = name {
+        if let Some((name, kind)) = named {
+            self.declare(name, kind);
             self.locals.insert(unraw(name));
         }
         visit::visit_item(self, item);
     }
 
+    fn visit_signature(&mut self, signature: &'ast syn::Signature) {
+        self.declare(&signature.ident, "a function");
+        visit::visit_signature(self, signature);
+    }
+
+    fn visit_impl_item(&mut self, item: &'ast syn::ImplItem) {
+        match item {
+            syn::ImplItem::Const(item) => self.declare(&item.ident, "an associated constant"),
+            syn::ImplItem::Type(item) => self.declare(&item.ident, "an associated type"),
+            _ => {}
+        }
+        visit::visit_impl_item(self, item);
+    }
+
+    fn visit_trait_item(&mut self, item: &'ast syn::TraitItem) {
+        match item {
+            syn::TraitItem::Const(item) => self.declare(&item.ident, "an associated constant"),
+            syn::TraitItem::Type(item) => self.declare(&item.ident, "an associated type"),
+            _ => {}
+        }
+        visit::visit_trait_item(self, item);
+    }
+
+    fn visit_foreign_item(&mut self, item: &'ast syn::ForeignItem) {
+        match item {
+            syn::ForeignItem::Static(item) => self.declare(&item.ident, "a static"),
+            syn::ForeignItem::Type(item) => self.declare(&item.ident, "a type"),
+            _ => {}
+        }
+        visit::visit_foreign_item(self, item);
+    }
+
     fn visit_generic_param(&mut self, param: &'ast syn::GenericParam) {
-        if let syn::GenericParam::Type(param) = param {
-            self.locals.insert(unraw(&param.ident));
+        match param {
+            syn::GenericParam::Type(param) => {
+                self.declare(&param.ident, "a generic parameter");
+                self.locals.insert(unraw(&param.ident));
+            }
+            syn::GenericParam::Const(param) => self.declare(&param.ident, "a const parameter"),
+            syn::GenericParam::Lifetime(param) => {
+                self.declare(&param.lifetime.ident, "a lifetime");
+            }
         }
         visit::visit_generic_param(self, param);
+    }
+
+    fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+        self.declare(&pat.ident, "a binding");
+        visit::visit_pat_ident(self, pat);
+    }
+
+    fn visit_field(&mut self, field: &'ast syn::Field) {
+        if let Some(name) = &field.ident {
+            self.declare(name, "a field");
+        }
+        visit::visit_field(self, field);
+    }
+
+    fn visit_variant(&mut self, variant: &'ast syn::Variant) {
+        self.declare(&variant.ident, "an enum variant");
+        visit::visit_variant(self, variant);
+    }
+
+    fn visit_label(&mut self, label: &'ast syn::Label) {
+        self.declare(&label.name.ident, "a label");
+        visit::visit_label(self, label);
     }
 }
 
@@ -349,10 +488,13 @@ impl Review<'_> {
 
     /// The path with its first segment resolved: an import replaced by what
     /// it names, `super` and `self` by the module, the std roots made one.
-    /// `None` when it is the file's own or the prelude's.
+    /// `None` when it is the file's own or the prelude's. A first segment
+    /// spelled like a crate root is the crate, whatever the file declares
+    /// (that declaration is held on its own): `fn std() {}` lives among
+    /// values, so rustc still reads `std::fs::read` as the crate's.
     fn resolve(&self, segments: &[String], leading_colon: bool) -> Option<Vec<String>> {
         let (first, rest) = segments.split_first()?;
-        let mut path: Vec<String> = if leading_colon {
+        let mut path: Vec<String> = if leading_colon || (!rest.is_empty() && is_crate_root(first)) {
             segments.to_vec()
         } else if let Some(target) = self.aliases.get(first) {
             target.iter().chain(rest).cloned().collect()
@@ -365,11 +507,20 @@ impl Review<'_> {
             std::iter::once("crate".to_owned())
                 .chain(rest.iter().cloned())
                 .collect()
-        } else if segments.len() == 1
-            || PRELUDE.contains(&first.as_str())
-            || self.locals.contains(first)
-        {
+        } else if segments.len() == 1 || PRELUDE.contains(&first.as_str()) {
             return None;
+        } else if self.locals.contains(first) {
+            // One of the file's own names: its own, unless the path goes on
+            // through a name an import binds, which a local module may
+            // re-export (`mod m { pub use std as s; }` makes `m::s::fs` a
+            // `std::fs`), or through a macro's variable, which may be one.
+            let at = 1 + rest.iter().position(|segment| {
+                segment.starts_with('$') || self.aliases.contains_key(segment)
+            })?;
+            match self.aliases.get(&segments[at]) {
+                Some(target) => target.iter().chain(&segments[at + 1..]).cloned().collect(),
+                None => segments.to_vec(),
+            }
         } else {
             segments.to_vec()
         };
@@ -432,8 +583,9 @@ impl Review<'_> {
             let parent = &self.module[..self.module.len().saturating_sub(1).max(1)];
             parent.iter().chain(rest).cloned().collect()
         } else if first == "self" {
-            // The file's own items: fine whatever they are.
-            return None;
+            // The file's own items: fine, unless the path goes on through
+            // an import (`use self::m::s::fs::*;`).
+            return self.resolve(rest, false);
         } else if let Some(target) = self.aliases.get(first).filter(|_| path.len() > 1) {
             target.iter().chain(rest).cloned().collect()
         } else {
@@ -906,6 +1058,283 @@ mod tests {
             );
         }
         assert!(held.is_empty(), "held:\n{}", held.join("\n"));
+    }
+
+    /// The corpus of evasions by a name: a local declaration spelled like a
+    /// crate root, or a path that goes around the review through one. It
+    /// grows with every new evasion form found; each case is one form, a
+    /// whole file, and what its review must hold (every part of it).
+    const NAME_EVASIONS: &[(&str, &[&str])] = &[
+        // A function: the value namespace, so `std::` is still the crate.
+        (
+            "fn std() {} fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["a function named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A constant, shadowing another crate of the graph.
+        (
+            "const rustix: u8 = 0; fn a() { let _ = rustix::process::getpid(); }",
+            &[
+                "a constant named like the crate `rustix`",
+                "`rustix::process::getpid`",
+            ],
+        ),
+        // A static.
+        (
+            "static std: u8 = 0; fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["a static named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A module.
+        (
+            "mod std {} fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["a module named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A struct.
+        (
+            "struct std; fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["a struct named like the crate `std`", "`std::fs::read`"],
+        ),
+        // An enum.
+        (
+            "enum std {} fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["an enum named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A union.
+        (
+            "union std { a: u8 } fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["a union named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A trait.
+        (
+            "trait std {} fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["a trait named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A type alias.
+        (
+            "type std = u8; fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["a type alias named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A generic type parameter.
+        (
+            "fn a<std>() { let _ = std::fs::read(\"/x\"); }",
+            &[
+                "a generic parameter named like the crate `std`",
+                "`std::fs::read`",
+            ],
+        ),
+        // A const generic parameter.
+        (
+            "fn a<const std: usize>() { let _ = std::fs::read(\"/x\"); }",
+            &[
+                "a const parameter named like the crate `std`",
+                "`std::fs::read`",
+            ],
+        ),
+        // A lifetime parameter.
+        (
+            "fn a<'std>(x: &'std str) -> &'std str { x }",
+            &["a lifetime named like the crate `std`"],
+        ),
+        // A pattern binding.
+        (
+            "fn a() { let std = 1; let _ = (std, std::fs::read(\"/x\")); }",
+            &["a binding named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A closure's parameter.
+        (
+            "fn a() { let f = |std: u8| std::fs::read(\"/x\"); }",
+            &["a binding named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A function's parameter.
+        (
+            "fn a(tokio: u8) { let _ = tokio::fs::read(\"/x\"); }",
+            &[
+                "a binding named like the crate `tokio`",
+                "`tokio::fs::read`",
+            ],
+        ),
+        // A turbofish: a generic argument is a path of its own.
+        (
+            "fn std() {} fn f<T>() {} fn a() { f::<std::fs::File>(); }",
+            &["a function named like the crate `std`", "`std::fs::File`"],
+        ),
+        // `impl … for std`: a local type to hang methods on.
+        (
+            "struct std; trait T {} impl T for std {} \
+             fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["a struct named like the crate `std`", "`std::fs::read`"],
+        ),
+        // `where std: …`: the parameter a bound names.
+        (
+            "fn a<std>() where std: Copy { let _ = std::fs::read(\"/x\"); }",
+            &[
+                "a generic parameter named like the crate `std`",
+                "`std::fs::read`",
+            ],
+        ),
+        // Raw identifiers, in the declaration and in the path.
+        (
+            "fn r#std() {} fn a() { let _ = r#std::fs::read(\"/x\"); }",
+            &["a function named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A leading `::`: the crate, whatever the file declares.
+        (
+            "fn std() {} fn a() { let _ = ::std::fs::read(\"/x\"); }",
+            &["a function named like the crate `std`", "`std::fs::read`"],
+        ),
+        // `self::`: the file's own item, read as the crate's.
+        (
+            "fn std() {} fn a() { let _ = self::std::fs::read(\"/x\"); }",
+            &["a function named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A `macro_rules!` body that names the crate after a local `fn std`.
+        (
+            "fn std() {} macro_rules! m { () => { std::fs::read(\"/x\") } } \
+             fn a() { let _ = m!(); }",
+            &["a function named like the crate `std`", "`std::fs::read`"],
+        ),
+        // `$crate` inside a `macro_rules!`: the lab's crate, held to its list.
+        (
+            "fn std() {} macro_rules! m { () => { $crate::apply::std::fs::read(\"/x\") } } \
+             fn a() { let _ = m!(); }",
+            &[
+                "a function named like the crate `std`",
+                "`crate::apply::std::fs::read`",
+            ],
+        ),
+        // `use … as std`: an allowed macro renamed, so `std::` went through it.
+        (
+            "use rusqlite::params as std; fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["an import named like the crate `std`", "`std::fs::read`"],
+        ),
+        // `extern crate … as std`.
+        (
+            "extern crate core as std; fn a() { let _ = std::fs::read(\"/x\"); }",
+            &[
+                "an extern crate",
+                "an extern crate named like the crate `std`",
+                "`std::fs::read`",
+            ],
+        ),
+        // A nested module's item.
+        (
+            "mod m { struct std; } fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["a struct named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A method and an associated constant and type.
+        (
+            "struct S; impl S { fn libc() {} const std: u8 = 0; } \
+             trait T { type tempfile; } fn a() { let _ = libc::getpid(); }",
+            &[
+                "a function named like the crate `libc`",
+                "an associated constant named like the crate `std`",
+                "an associated type named like the crate `tempfile`",
+                "`libc::getpid`",
+            ],
+        ),
+        // A `macro_rules!` name.
+        (
+            "macro_rules! std { () => {} } fn a() { let _ = std::fs::read(\"/x\"); }",
+            &["a macro named like the crate `std`", "`std::fs::read`"],
+        ),
+        // A field, an enum variant and a label.
+        (
+            "struct S { std: u8 } enum E { core } \
+             fn a() { 'alloc: loop { break 'alloc; } let _ = std::fs::read(\"/x\"); }",
+            &[
+                "a field named like the crate `std`",
+                "an enum variant named like the crate `core`",
+                "a label named like the crate `alloc`",
+                "`std::fs::read`",
+            ],
+        ),
+        // The lab's own crates, and one only the lock file names.
+        (
+            "fn lab_claims() {} struct fencing_lab; enum etcd_client {} type log = u8;",
+            &[
+                "a function named like the crate `lab_claims`",
+                "a struct named like the crate `fencing_lab`",
+                "an enum named like the crate `etcd_client`",
+                "a type alias named like the crate `log`",
+            ],
+        ),
+        // A crate re-exported by a local module, reached through the module.
+        (
+            "mod m { pub use std as s; } fn a() { let _ = m::s::fs::read(\"/x\"); }",
+            &["`std::fs::read`"],
+        ),
+        // The same, the module's import handed to a macro that builds the
+        // path from it.
+        (
+            "mod m { pub use std as s; } \
+             macro_rules! r { ($k:ident) => { m::$k::fs::read(\"/x\") } } \
+             fn a() { let _ = r!(s); }",
+            &["a path a macro builds: `m::$k::fs::read`"],
+        ),
+        // The same, imported into the file by a glob through `self::`.
+        (
+            "mod m { pub use std as s; } use self::m::s::fs::*; \
+             fn a() { let _ = read(\"/x\"); }",
+            &["`std::fs::*`"],
+        ),
+    ];
+
+    #[test]
+    fn no_local_name_shadows_a_crate_root() {
+        let mut missed = Vec::new();
+        for (source, wanted) in NAME_EVASIONS {
+            let found = held(source);
+            for want in *wanted {
+                if !found.iter().any(|what| what.contains(want)) {
+                    missed.push(format!("{source}\n  lacks {want:?}; held: {found:?}"));
+                }
+            }
+        }
+        assert!(missed.is_empty(), "{}", missed.join("\n"));
+    }
+
+    #[test]
+    fn names_near_a_crate_root_are_not_held() {
+        let source = "
+            use rusqlite::{self, params};
+            use crate::Outcome;
+            mod inner { pub fn helper() -> u8 { 1 } }
+            struct Step { standard: u8 }
+            fn a<T: Default>(stdout: u8) -> u8 {
+                let core_count = inner::helper();
+                let _ = (Outcome::Applied, T::default(), params![1]);
+                let _: Option<rusqlite::Error> = None;
+                stdout + core_count
+            }
+        ";
+        assert_eq!(held(source), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_crate_the_lab_links_is_a_root() {
+        for name in [
+            "std",
+            "core",
+            "alloc",
+            "proc_macro",
+            "test",
+            "rusqlite",
+            "tempfile",
+            "thiserror",
+            "rustix",
+            "postgres",
+            "tokio",
+            "tonic",
+            "etcd_client",
+            "lab_claims",
+            "fencing_lab",
+            "insta",
+            "rstest",
+            "libc",
+        ] {
+            assert!(is_crate_root(name), "{name} is not a crate root");
+        }
+        assert!(!is_crate_root("etcd-client"));
+        assert!(!is_crate_root("apply"));
     }
 
     #[test]

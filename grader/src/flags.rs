@@ -181,28 +181,64 @@ const PRELUDE: &[&str] = &[
 const STD_ROOTS: &[&str] = &["std", "core", "alloc"];
 
 /// The crate roots the compiler brings without a dependency.
-const BUILTIN_ROOTS: &[&str] = &["std", "core", "alloc", "proc_macro", "test"];
+const BUILTIN_ROOTS: &[&str] = &["std", "core", "alloc", "proc_macro", "test", "libc"];
 
-/// The lab's lock file: every crate of its graph, read for their names.
-const LOCK: &str = include_str!("../../Cargo.lock");
+/// The manifests of the learner's crate, of the API it depends on and of
+/// the harness: the packages and their direct dependencies, read for their
+/// names.
+const MANIFESTS: [&str; 3] = [
+    include_str!("../../exercises/Cargo.toml"),
+    include_str!("../../api/Cargo.toml"),
+    include_str!("../../Cargo.toml"),
+];
 
-/// Every name a path can start with to mean a crate: the built-in roots and
-/// every package in `Cargo.lock`, `-` read as `_`. A superset of what the
-/// compiler lets the lab's code reach, so a crate added to the lab is never
-/// missed.
+/// Every name a path can start with to mean a crate: the built-in roots,
+/// the lab's own packages and each one's direct dependencies, `-` read as
+/// `_`. The learner's crate reaches only `std`, `core`, `alloc` and the
+/// API by name; the rest are the crates of the process it runs in. Not the
+/// whole lock file: its transitive graph spells ordinary words (`log`,
+/// `bytes`, `http`) that honest code names its own things.
 fn crate_roots() -> &'static BTreeSet<String> {
     static ROOTS: OnceLock<BTreeSet<String>> = OnceLock::new();
     ROOTS.get_or_init(|| {
-        let locked = LOCK
-            .lines()
-            .filter_map(|line| line.strip_prefix("name = "))
-            .map(|name| name.trim().trim_matches('"').replace('-', "_"));
-        BUILTIN_ROOTS
-            .iter()
-            .map(|&root| root.to_owned())
-            .chain(locked)
-            .collect()
+        let mut roots: BTreeSet<String> =
+            BUILTIN_ROOTS.iter().map(|&root| root.to_owned()).collect();
+        for manifest in MANIFESTS {
+            roots.extend(manifest_crates(manifest));
+        }
+        roots
     })
+}
+
+/// A manifest's package name and the names of its dependencies (every
+/// `…dependencies` table), as Rust spells them.
+fn manifest_crates(manifest: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut section = "";
+    for line in manifest.lines() {
+        let line = line.split('#').next().unwrap_or_default().trim();
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim();
+        let name = match (section, key) {
+            ("[package]", "name") => value.trim().trim_matches('"'),
+            _ if section.ends_with("dependencies]") => key,
+            _ => continue,
+        };
+        if !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            names.push(name.replace('-', "_"));
+        }
+    }
+    names
 }
 
 /// Whether `name` is spelled like a crate root.
@@ -1037,7 +1073,11 @@ mod tests {
                 let path = entry.path();
                 if path.is_dir() {
                     stack.push(path);
-                } else if path.extension().is_some_and(|ext| ext == "rs") {
+                } else if path.extension().is_some_and(|ext| ext == "rs")
+                    // The learner's crate root is the lab's, never a
+                    // submission's: the grader takes exercise files only.
+                    && path.file_name().is_some_and(|name| name != "lib.rs")
+                {
                     files.push(path);
                 }
             }
@@ -1247,14 +1287,14 @@ mod tests {
                 "`std::fs::read`",
             ],
         ),
-        // The lab's own crates, and one only the lock file names.
+        // The lab's own crates, and the API the learner's crate depends on.
         (
-            "fn lab_claims() {} struct fencing_lab; enum etcd_client {} type log = u8;",
+            "fn lab_claims() {} struct fencing_lab; enum etcd_client {} type fencing_lab_api = u8;",
             &[
                 "a function named like the crate `lab_claims`",
                 "a struct named like the crate `fencing_lab`",
                 "an enum named like the crate `etcd_client`",
-                "a type alias named like the crate `log`",
+                "a type alias named like the crate `fencing_lab_api`",
             ],
         ),
         // A crate re-exported by a local module, reached through the module.
@@ -1295,15 +1335,17 @@ mod tests {
     #[test]
     fn names_near_a_crate_root_are_not_held() {
         let source = "
-            use rusqlite::{self, params};
+            use crate::sql::{self, params};
             use crate::Outcome;
             mod inner { pub fn helper() -> u8 { 1 } }
             struct Step { standard: u8 }
+            // Words that name crates deep in the lab's graph, not roots.
+            fn digest(bytes: u8) -> u8 { let log = bytes; log }
             fn a<T: Default>(stdout: u8) -> u8 {
                 let core_count = inner::helper();
                 let _ = (Outcome::Applied, T::default(), params![1]);
-                let _: Option<rusqlite::Error> = None;
-                stdout + core_count
+                let _: Option<sql::Error> = None;
+                stdout + core_count + digest(1)
             }
         ";
         assert_eq!(held(source), Vec::<String>::new());

@@ -54,6 +54,12 @@ pub enum Checkpoint {
     BeforeRecord,
     /// Just before a resource's generation changes.
     BeforeInstall,
+    /// Between two transactions of one call: the first has ended (its
+    /// commit or rollback returned, its locks are released) and nothing
+    /// else has started. Code that decides in one transaction and writes
+    /// in the next pauses here; code that runs in one transaction never
+    /// does (its last commit is the end of the call).
+    TransactionEnded,
     /// In the worker-side-check counterexample: the worker has checked its
     /// generation and is about to write without one.
     WorkerChecked,
@@ -68,6 +74,10 @@ impl fmt::Display for Checkpoint {
             Checkpoint::BeforeEffect => "before the effect",
             Checkpoint::BeforeRecord => "before the record",
             Checkpoint::BeforeInstall => "before the install",
+            // The hints find a pause between transactions by these words.
+            Checkpoint::TransactionEnded => crate::claims::hints::BETWEEN_TRANSACTIONS
+                .strip_prefix("paused ")
+                .unwrap_or(crate::claims::hints::BETWEEN_TRANSACTIONS),
             Checkpoint::WorkerChecked => "after the worker's check",
         })
     }
@@ -102,6 +112,9 @@ pub(crate) struct Hooks {
     /// Whether a call of the code under test is running on this connection
     /// (see [`Hooks::in_call`]).
     in_call: Cell<bool>,
+    /// Whether the connection's last statement started inside a
+    /// transaction (see [`Hooks::statement_starts`]).
+    in_transaction: Cell<bool>,
 }
 
 /// What a hook raised where it could not be raised at once.
@@ -157,6 +170,25 @@ impl Hooks {
         }
     }
 
+    /// A statement starts on this connection, inside a transaction or not
+    /// (`in_transaction`), and will read `reads`. What the previous
+    /// statement read fires now; so does [`Checkpoint::TransactionEnded`]
+    /// when the previous statement started inside a transaction and this
+    /// one does not (that statement ended it: a `COMMIT`, a `ROLLBACK`, or
+    /// a failure that rolled it back). SQLite's statement trace calls it.
+    pub(crate) fn statement_starts(
+        &self,
+        in_transaction: bool,
+        reads: impl IntoIterator<Item = Checkpoint>,
+    ) {
+        self.flush();
+        if self.in_transaction.replace(in_transaction) && !in_transaction {
+            self.after_statement([Checkpoint::TransactionEnded]);
+            self.flush();
+        }
+        self.after_statement(reads);
+    }
+
     /// Whether a call run by [`Hooks::around`] is under way: the SQLite
     /// connection's authorizer holds the statements prepared meanwhile to
     /// its policy (`crate::watch`), and lets the harness's own through.
@@ -180,6 +212,7 @@ impl Hooks {
         self.deferred.borrow_mut().take();
         self.unobserved.set(None);
         fencing_lab_api::fault::forget();
+        self.in_transaction.set(false);
         let outer = self.in_call.replace(true);
         let result = self.run(Checkpoint::CallStarted).and_then(|()| call());
         self.in_call.set(outer);

@@ -25,6 +25,11 @@
 //!   too): after the read, before anything else. A read that is a call's
 //!   very last statement fires nothing (see `Hooks::around`).
 //!
+//! - **Between transactions**, through the same trace. A statement that
+//!   starts outside a transaction after one that started inside it (a
+//!   `COMMIT`, a `ROLLBACK`) leaves [`Checkpoint::TransactionEnded`] to
+//!   fire as this one starts: the lock is released, nothing else has run.
+//!   The call's last commit fires nothing, like its last read.
 //! - **What the code under test may not do**, through SQLite's authorizer.
 //!   While a call runs ([`Hooks::around`]), every statement the connection
 //!   prepares is held to a policy: no schema object of its own (a temporary
@@ -192,12 +197,19 @@ unsafe extern "C" fn statement_started(
     // a NUL-terminated string that lives for the duration of the call.
     let sql = unsafe { CStr::from_ptr(sql as *const c_char) };
     let Ok(sql) = sql.to_str() else { return 0 };
+    // SAFETY: the running statement's connection, open for the call.
+    let in_transaction = unsafe {
+        ffi::sqlite3_get_autocommit(ffi::sqlite3_db_handle(statement as *mut ffi::sqlite3_stmt))
+            == 0
+    };
     // Nothing may unwind into SQLite. The hooks catch a test's panic
     // themselves; this guards the rest.
     let _ = panic::catch_unwind(AssertUnwindSafe(|| {
         with_hooks(ctx as usize, |hooks| {
-            hooks.flush();
-            hooks.after_statement(CLASSES.with(|classes| classes.borrow_mut().reads(sql)));
+            hooks.statement_starts(
+                in_transaction,
+                CLASSES.with(|classes| classes.borrow_mut().reads(sql)),
+            );
         })
     }));
     0

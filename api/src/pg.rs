@@ -38,6 +38,9 @@ pub trait Observer: Sync {
     fn watching(&self) -> bool;
     /// The call ran SQL of its own whose reads cannot be told.
     fn note_unread(&self);
+    /// A transaction of this call has ended (committed or rolled back)
+    /// and another is about to begin: waits for the test's verdict.
+    fn between_transactions(&self) -> Result<(), LabError>;
 }
 
 /// The destination on PostgreSQL, for one call of the learner's code: its
@@ -47,18 +50,31 @@ pub struct PgDestination<'a> {
     client: &'a mut Client,
     /// Where the read checkpoints go.
     observer: &'a dyn Observer,
+    /// Whether a transaction was begun in this call already.
+    began: bool,
 }
 
 impl<'a> PgDestination<'a> {
     /// The harness makes one for each call, on a session of its own.
     pub fn new(client: &'a mut Client, observer: &'a dyn Observer) -> PgDestination<'a> {
-        PgDestination { client, observer }
+        PgDestination {
+            client,
+            observer,
+            began: false,
+        }
     }
 
     /// Begins a transaction at READ COMMITTED, PostgreSQL's default. It
     /// locks nothing by itself: rows are locked by the statements that
     /// touch them ([`PgTx::lock_row`] first of all).
+    ///
+    /// A second transaction in one call first reaches the checkpoint
+    /// between transactions: the first has ended (its row locks are
+    /// released), nothing else has started.
     pub fn begin(&mut self) -> Result<PgTx<'_>, LabError> {
+        if std::mem::replace(&mut self.began, true) {
+            self.observer.between_transactions()?;
+        }
         PgTx::begin(self.client, self.observer)
     }
 }

@@ -42,6 +42,10 @@ pub fn by_id(id: &str, track: Track) -> Option<Hint> {
         .or_else(|| crate::claim(id).map(|claim| for_claim(claim, track)))
 }
 
+/// How a step says that a call paused between two of its transactions (the
+/// checkpoint's own words, as a schedule or a scene prints it).
+pub const BETWEEN_TRANSACTIONS: &str = "paused after one of its transactions ended";
+
 /// The hint for a step of `claim` on `track` (what the test did, `step`)
 /// that expected `expected` and got `got`, all three as the failure prints
 /// them.
@@ -58,6 +62,11 @@ pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &s
     let (expected, got) = first_difference(expected, got);
     if track == Track::Etcd {
         return etcd(expected, got).map_or_else(|| for_claim(claim, track), |id| find(id, track));
+    }
+    // The step shows the call paused between two of its own transactions
+    // (another actor acted there), and it failed.
+    if step.contains(BETWEEN_TRANSACTIONS) {
+        return find("decided-in-another-transaction", track);
     }
     let (expected_seen, got_seen) = (Seen::of(expected), Seen::of(got));
     // The test ran another actor while a call of the learner's was paused,
@@ -459,6 +468,14 @@ const OBSERVED: &[Hint] = &[
             "Your function returned a database error instead of an answer of the contract. Which of its statements failed, and what did that statement expect to find?",
             "Read the error in `got`: it names the statement's problem. The lab's `Tx` methods cover every statement the exercise needs.",
             "Go through `Tx`'s methods (or fix your own SQL so that it runs), and answer every case the contract defines with its own `LabError` or `Outcome`.",
+        ],
+    },
+    Hint {
+        id: "decided-in-another-transaction",
+        levels: [
+            "Your call paused between two of its own transactions, where it held no lock, and another actor acted there (see the step). Did your second transaction act on something only the first one had read?",
+            "A commit releases every lock, and what a transaction read is history once it ends. What the second transaction writes must follow from what it reads itself, under its own lock.",
+            "Check and write in one transaction (IMMEDIATE on SQLite, the row locked first on PostgreSQL), or check everything again in the transaction that writes.",
         ],
     },
     Hint {

@@ -502,6 +502,10 @@ impl fencing_lab_api::pg::Observer for Link {
     fn note_unread(&self) {
         Link::note_unread(self);
     }
+
+    fn between_transactions(&self) -> Result<(), LabError> {
+        Link::reached(self, Checkpoint::TransactionEnded)
+    }
 }
 
 /// The checkpoint that follows a read.

@@ -1,11 +1,18 @@
 //! L3: the decision is applied inside the transaction. The scenes run on a
-//! SQLite lab in the journal mode it was made with.
+//! SQLite lab in the journal mode it was made with; the two about a
+//! decision carried between transactions run on either destination.
 
-use super::expect::{INSTALLED, applied, contention, locked_out, rec, stale};
-use super::{A, Observer, Stage, pause_at, probe_and_install, try_apply};
-use crate::Lab;
+use std::cell::Cell;
+use std::rc::Rc;
+
+use super::expect::{
+    INSTALLED, applied, contention, describe_install, locked_out, not_higher, rec, stale,
+};
+use super::{A, Observer, Stage, install_while_paused, pause_at, probe_and_install, try_apply};
 use crate::checkpoint::Checkpoint;
+use crate::claims::hints::BETWEEN_TRANSACTIONS;
 use crate::transcript::Halt;
+use crate::{Lab, Session, Store, describe};
 
 /// L3.1: while another connection holds the write lock, apply is told
 /// "contention", which is not a verdict on its generation; once the lock is
@@ -56,6 +63,102 @@ pub fn apply_holds_the_lock(o: &dyn Observer, lab: &Lab, pause: Checkpoint) -> R
     // The apply committed under generation 1; now the install may land.
     s.install("authority", &mut authority, A, 2, INSTALLED)?;
     s.observe(A, 2, 5, &[rec(A, "r1", 5, 5, 1)])
+}
+
+/// L3.2: the decision is made in the transaction that writes. An apply
+/// that ends one transaction and begins another in the same call pauses
+/// between them ([`Checkpoint::TransactionEnded`]), where nothing holds the
+/// lock, and the authority installs generation 2 there. What the apply may
+/// answer follows from what the file held at that moment: if its effect
+/// had not been written, it was decided after the install and must be
+/// refused as stale, writing nothing; if it had been, it was applied under
+/// generation 1 before the install, and says so. An apply that runs in one
+/// transaction never pauses there; it is applied, and the install lands
+/// after it. Either way the answer is judged with the file, never by which
+/// statements ran.
+pub fn apply_decides_where_it_writes<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), Halt> {
+    let s = Stage::new(o, "L3.2", lab);
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+
+    // The value the file held when the call paused between transactions.
+    let at_pause = Rc::new(Cell::new(None));
+    let (hook_lab, paused, seen) = (s.lab.clone(), s.paused(), Rc::clone(&at_pause));
+    pause_at(&mut worker, Checkpoint::TransactionEnded, move || {
+        seen.set(Some(hook_lab.state(A)?.value));
+        paused.say(
+            "",
+            format_args!("(apply paused {})", Checkpoint::TransactionEnded),
+        );
+        install_while_paused(&hook_lab, &paused, A, 2);
+        Ok(())
+    });
+    let step = format!("apply({A}, generation 1, \"r1\", +5)");
+    let got = describe(&worker.apply(A, 1, "r1", 5));
+    let Some(value) = at_pause.get() else {
+        // One transaction: nothing came between its check and its write.
+        s.same(step, applied(5), got)?;
+        s.install("authority", &mut authority, A, 2, INSTALLED)?;
+        return s.observe(A, 2, 5, &[rec(A, "r1", 5, 5, 1)]);
+    };
+    s.while_paused(
+        &worker,
+        "while apply was paused between two of its transactions",
+        format!("install: {INSTALLED}"),
+    )?;
+    let step = format!("{step}, {BETWEEN_TRANSACTIONS} and generation 2 was installed");
+    if value == 0 {
+        // Nothing written before the install: decided after it.
+        s.same(step, stale(1, 2), got)?;
+        s.observe(A, 2, 0, &[])
+    } else {
+        s.same(step, applied(5), got)?;
+        s.observe(A, 2, 5, &[rec(A, "r1", 5, 5, 1)])
+    }
+}
+
+/// L3.3: the same for install_generation. Paused between two of its
+/// transactions, it meets a higher install (3) made meanwhile. Asked for 2,
+/// it must be refused as not higher unless 2 was installed before the
+/// pause; 3 stays either way. One transaction never pauses there: it
+/// installs 2, then 3 lands.
+pub fn install_decides_where_it_writes<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), Halt> {
+    let s = Stage::new(o, "L3.3", lab);
+    let (mut authority, mut other) = (s.connect()?, s.connect()?);
+
+    // The generation the file held when the call paused between
+    // transactions.
+    let at_pause = Rc::new(Cell::new(None));
+    let (hook_lab, paused, seen) = (s.lab.clone(), s.paused(), Rc::clone(&at_pause));
+    pause_at(&mut authority, Checkpoint::TransactionEnded, move || {
+        seen.set(Some(hook_lab.state(A)?.generation));
+        paused.say(
+            "",
+            format_args!(
+                "(install_generation paused {})",
+                Checkpoint::TransactionEnded
+            ),
+        );
+        install_while_paused(&hook_lab, &paused, A, 3);
+        Ok(())
+    });
+    let step = format!("install_generation({A}, 2)");
+    let got = describe_install(&authority.install_generation(A, 2));
+    let Some(generation) = at_pause.get() else {
+        s.same(step, INSTALLED, got)?;
+        s.install("other authority", &mut other, A, 3, INSTALLED)?;
+        return s.state(A, 3, 0);
+    };
+    s.while_paused(
+        &authority,
+        "while install_generation was paused between two of its transactions",
+        format!("install: {INSTALLED}"),
+    )?;
+    let step = format!("{step}, {BETWEEN_TRANSACTIONS} and generation 3 was installed");
+    match generation {
+        2 => s.same(step, INSTALLED, got)?,
+        _ => s.same(step, not_higher(2, 3), got)?,
+    }
+    s.state(A, 3, 0)
 }
 
 /// L3.3: install_generation meets a held write lock as contention, like

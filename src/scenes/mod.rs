@@ -408,16 +408,23 @@ pub fn probe_and_install(
     generation: i64,
 ) -> Result<(), LabError> {
     probe(lab, paused);
+    install_while_paused(lab, paused, resource, generation);
+    Ok(())
+}
+
+/// While paused: the authority installs `generation` on a connection of
+/// its own, on either destination. Its outcome goes to `paused` as
+/// "install: ...".
+pub fn install_while_paused<S: Store>(lab: &S, paused: &Paused, resource: &str, generation: i64) {
     let install = lab
         .connect()
-        .and_then(|mut authority| crate::install_generation(&mut authority, resource, generation));
+        .and_then(|mut authority| authority.install_generation(resource, generation));
     let install = expect::describe_install(&install);
     paused.say(
         "authority",
         format_args!("install_generation({resource}, {generation}) -> {install}"),
     );
     paused.saw(format!("install: {install}"));
-    Ok(())
 }
 
 /// While paused: a plain `BEGIN IMMEDIATE` on a connection of its own. Is

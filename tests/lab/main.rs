@@ -28,6 +28,7 @@ mod l1_interleavings;
 mod l1_stale;
 mod l2_contract;
 mod l2_model;
+mod l3_between_transactions;
 mod l3_load;
 mod l3_sqlite3_shell;
 mod l3_transaction;

@@ -47,6 +47,8 @@ pub fn claim(id: &str) -> Check {
 mod l1_stale;
 #[path = "l2_contract.rs"]
 mod l2_contract;
+#[path = "l3_between_transactions.rs"]
+mod l3_between_transactions;
 #[path = "l4_duplicates.rs"]
 mod l4_duplicates;
 #[path = "l5_counterexamples.rs"]

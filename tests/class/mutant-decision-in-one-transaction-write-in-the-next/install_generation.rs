@@ -1,0 +1,33 @@
+//! MUTANT: a decision carried from one transaction into the next (see apply.rs).
+//! Changed from the reference: the comparison is made in one IMMEDIATE transaction, which
+//! commits; the new generation is written in a second.
+
+use crate::TransactionBehavior;
+
+use crate::{Destination, LabError};
+
+/// Installs `new_generation` as the generation of `resource`, only if it is
+/// strictly higher than the installed one.
+pub fn install_generation(
+    db: &mut Destination,
+    resource: &str,
+    new_generation: i64,
+) -> Result<(), LabError> {
+    if new_generation < 1 {
+        return Err(LabError::GenerationBelowOne(new_generation));
+    }
+    // Take the write lock before reading, like `apply`: the comparison and
+    // the write must see the same installed generation.
+    let tx = db.begin(TransactionBehavior::Immediate)?;
+    let installed = tx.installed_generation(resource)?;
+    if new_generation <= installed {
+        return Err(LabError::NotHigher {
+            requested: new_generation,
+            installed,
+        });
+    }
+    tx.commit()?;
+    let tx = db.begin(TransactionBehavior::Immediate)?;
+    tx.set_generation(resource, new_generation)?;
+    tx.commit()
+}

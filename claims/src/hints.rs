@@ -1157,6 +1157,15 @@ const CLAIMS: &[ClaimHint] = &[
         None,
     ),
     (
+        "L3.8",
+        [
+            "Two requests changed one value at once, and the answers or the value fit no order of the two (see the step). What did your paused call read that the other changed before it wrote?",
+            "A value read where no lock keeps others out is history by the time it is written back: the other request's effect is lost, or the answers disagree with the value.",
+            "Read the value in the transaction that writes it, after that transaction holds the lock (IMMEDIATE on SQLite, the row locked first on PostgreSQL), or write `value = value + delta` in one statement.",
+        ],
+        None,
+    ),
+    (
         "L4.1",
         [
             "The same intent arrives twice. What does your apply know about the first one when the second arrives?",

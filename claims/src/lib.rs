@@ -377,6 +377,15 @@ pub const CLAIMS: &[Claim] = &[
         tracks: POSTGRES,
     },
     Claim {
+        id: "L3.8",
+        text: "two different requests on one resource at once: paused at any of its checkpoints \
+               while the other runs to its end, both are answered as in one serial order, and \
+               the value moves by the sum of the accepted deltas",
+        points: 1,
+        files: APPLY_ONLY,
+        tracks: BOTH_DESTINATIONS,
+    },
+    Claim {
         id: "L4.1",
         text: "the same intent twice is applied once; the replay returns the stored result",
         points: 1,

@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use super::expect::{
-    INSTALLED, applied, contention, describe_install, locked_out, not_higher, rec, stale,
+    INSTALLED, applied, contention, describe_install, list, locked_out, not_higher, rec, stale,
 };
 use super::{A, Observer, Stage, install_while_paused, pause_at, probe_and_install, try_apply};
 use crate::checkpoint::Checkpoint;
@@ -244,4 +244,127 @@ pub fn lock_story_in_this_journal_mode(
     s.apply("worker A", &mut worker, (A, 1, "r2", 5), stale(1, 2))?;
     s.tell_state(A)?;
     s.state(A, 2, 5)
+}
+
+/// The two requests of [`two_requests_at_once`]: who, its delta.
+const TWO: [(&str, i64); 2] = [("r1", 5), ("r2", 10)];
+
+/// The most checkpoints one request is paused at, to bound a wrong
+/// implementation that keeps reaching them.
+const MOST_PAUSES: usize = 16;
+
+/// L3.8: two different requests on one resource at once. Each in turn is
+/// paused at each of its checkpoints (every read, write and transaction end
+/// it reaches, one schedule each) while the other runs to its end on a
+/// connection of its own. Contention is an answer that judged nothing: the
+/// request that met it is sent again once the other returned. Then both
+/// answers must fit one serial order (the first to apply sees the value
+/// before, the second sees the first's effect), the value must have moved
+/// by the sum of the accepted deltas, and each accepted request must have
+/// its record. Judged by the answers and the file, never by the route.
+pub fn two_requests_at_once<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), Halt> {
+    let s = Stage::new(o, "L3.8", lab);
+    let mut schedule = 0;
+    for paused_one in [0, 1] {
+        let runner = 1 - paused_one;
+        for at in 1..=MOST_PAUSES {
+            schedule += 1;
+            let ids = TWO.map(|(id, _)| format!("{id}-{schedule}"));
+            let before = s.lab.state(A)?.value;
+            let (mut held, mut other) = (s.connect()?, s.connect()?);
+            // What the runner answered, and where the paused one was.
+            let ran: Rc<Cell<Option<Option<String>>>> = Rc::default();
+            let where_paused: Rc<Cell<Option<Checkpoint>>> = Rc::default();
+            {
+                let (ran, where_paused) = (Rc::clone(&ran), Rc::clone(&where_paused));
+                let (runner_id, runner_delta) = (ids[runner].clone(), TWO[runner].1);
+                let mut reached = 0;
+                let mut other = Some(other);
+                held.on_checkpoint(move |checkpoint| {
+                    if checkpoint == Checkpoint::CallStarted {
+                        return Ok(());
+                    }
+                    reached += 1;
+                    if reached == at {
+                        if let Some(mut other) = other.take() {
+                            where_paused.set(Some(checkpoint));
+                            let answer = other.apply(A, 1, &runner_id, runner_delta);
+                            ran.set(Some(Some(describe(&answer))));
+                        }
+                    }
+                    Ok(())
+                });
+            }
+            let mut paused_answer = held.apply(A, 1, &ids[paused_one], TWO[paused_one].1);
+            held.clear_checkpoint();
+            let Some(checkpoint) = where_paused.get() else {
+                // It reached fewer checkpoints than `at`: every one was tried.
+                s.same(
+                    format!("{} alone, past its last checkpoint", ids[paused_one]),
+                    applied(before + TWO[paused_one].1),
+                    describe(&paused_answer),
+                )?;
+                break;
+            };
+            // Contention judged nothing: each request that met it goes again.
+            let mut runner_answer = ran.take().flatten().unwrap_or_default();
+            if runner_answer == contention() {
+                other = s.connect()?;
+                runner_answer = describe(&other.apply(A, 1, &ids[runner], TWO[runner].1));
+            }
+            if matches!(paused_answer, Err(crate::LabError::Contention)) {
+                paused_answer = held.apply(A, 1, &ids[paused_one], TWO[paused_one].1);
+            }
+            let mut answers = [String::new(), String::new()];
+            answers[paused_one] = describe(&paused_answer);
+            answers[runner] = runner_answer;
+            let after = s.lab.state(A)?.value;
+            let records: Vec<String> = s
+                .lab
+                .records(A)?
+                .iter()
+                .filter(|record| ids.contains(&record.request_id))
+                .map(ToString::to_string)
+                .collect();
+            let got = format!(
+                "{} -> {}; {} -> {}; value {after}; records: {}",
+                ids[0],
+                answers[0],
+                ids[1],
+                answers[1],
+                list(&records)
+            );
+            let serial = |first: usize| {
+                let second = 1 - first;
+                let (one, both) = (before + TWO[first].1, before + TWO[0].1 + TWO[1].1);
+                let mut results = [0; 2];
+                results[first] = one;
+                results[second] = both;
+                format!(
+                    "{} -> {}; {} -> {}; value {both}; records: {}",
+                    ids[0],
+                    applied(results[0]),
+                    ids[1],
+                    applied(results[1]),
+                    list(&[
+                        rec(A, &ids[0], TWO[0].1, results[0], 1),
+                        rec(A, &ids[1], TWO[1].1, results[1], 1),
+                    ])
+                )
+            };
+            let expected = [serial(0), serial(1)]
+                .into_iter()
+                .find(|order| *order == got)
+                .unwrap_or_else(|| format!("{} (or {} first)", serial(paused_one), ids[runner]));
+            s.same(
+                format!(
+                    "{} paused {checkpoint} (its checkpoint {at}) while {} ran to its end",
+                    ids[paused_one], ids[runner]
+                ),
+                expected,
+                got,
+            )?;
+        }
+    }
+    Ok(())
 }

@@ -32,6 +32,7 @@ mod l3_between_transactions;
 mod l3_load;
 mod l3_sqlite3_shell;
 mod l3_transaction;
+mod l3_two_requests;
 mod l4_duplicates;
 mod l4_on_sqlite;
 mod l5_counterexamples;

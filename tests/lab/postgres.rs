@@ -49,6 +49,8 @@ mod l1_stale;
 mod l2_contract;
 #[path = "l3_between_transactions.rs"]
 mod l3_between_transactions;
+#[path = "l3_two_requests.rs"]
+mod l3_two_requests;
 #[path = "l4_duplicates.rs"]
 mod l4_duplicates;
 #[path = "l5_counterexamples.rs"]

@@ -229,10 +229,22 @@ impl Suite {
                 library_fresh: messages.library_fresh.unwrap_or(false),
             }),
             _ if messages.compile_failed => Ok(Built::CompileError(String::new())),
-            _ => Ok(Built::Failed(format!(
-                "cargo failed without a compiler error:\n{}",
-                last_lines(&finished.stderr, 12)
-            ))),
+            _ => {
+                let how = match &finished.ended {
+                    Ended::Exited(status) => format!(" ({status})"),
+                    _ => String::new(),
+                };
+                let said = last_lines(&finished.stderr, 12);
+                Ok(Built::Failed(if !said.trim().is_empty() {
+                    format!("cargo failed without a compiler error{how}:\n{said}")
+                } else if self.interactive {
+                    format!("cargo failed without a compiler error{how}; what it said is above")
+                } else {
+                    format!(
+                        "cargo failed without a compiler error{how}, and said nothing on stderr"
+                    )
+                }))
+            }
         }
     }
 

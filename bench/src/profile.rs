@@ -91,7 +91,7 @@ fn run_one(conn: &mut Connection, path: Path, i: u64) -> Result<(), LabError> {
         }
         Path::Floor => {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            sqlite::floor(&tx, &format!("p-{i}"))?;
+            sqlite::floor(&*tx, &format!("p-{i}"))?;
             Ok(tx.commit()?)
         }
         Path::Apply => sqlite::copy_of_reference(conn, &format!("p-{i}"), false),

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use fencing_lab::Session;
 use fencing_lab::durability::Synchronous;
-use fencing_lab::{Destination, Journal, Lab, LabError, Outcome};
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, named_params};
+use fencing_lab::{Destination, Journal, Lab, LabError, Outcome, Sql};
+use rusqlite::{CachedStatement, Connection, OptionalExtension, TransactionBehavior, named_params};
 
 use crate::run::{Cell, Op, Timing, run};
 use crate::{Case, RESOURCE};
@@ -96,7 +96,7 @@ fn setup(lab: &Lab, config: Config, case: Case, thread: usize) -> Result<Op, Lab
             let mut db = lab_connection(lab, config)?;
             Box::new(move |i| {
                 let tx = db.begin(TransactionBehavior::Immediate)?;
-                floor(tx.sql(), &request_id(thread, i))?;
+                floor(&tx.sql(), &request_id(thread, i))?;
                 tx.commit()
             })
         }
@@ -130,7 +130,7 @@ fn setup(lab: &Lab, config: Config, case: Case, thread: usize) -> Result<Op, Lab
             let mut conn = bare_connection(lab, config)?;
             Box::new(move |i| {
                 let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                floor(&tx, &request_id(thread, i))?;
+                floor(&*tx, &request_id(thread, i))?;
                 Ok(tx.commit()?)
             })
         }
@@ -160,18 +160,37 @@ fn unexpected(outcome: Outcome) -> LabError {
     }
 }
 
+/// What (b)'s two statements run on: a bare connection, or what a lab
+/// transaction's `sql()` hands out.
+pub trait Statements {
+    /// The statement `sql`, prepared once per connection.
+    fn cached(&self, sql: &str) -> rusqlite::Result<CachedStatement<'_>>;
+}
+
+impl Statements for Connection {
+    fn cached(&self, sql: &str) -> rusqlite::Result<CachedStatement<'_>> {
+        self.prepare_cached(sql)
+    }
+}
+
+impl Statements for Sql<'_> {
+    fn cached(&self, sql: &str) -> rusqlite::Result<CachedStatement<'_>> {
+        self.prepare_cached(sql)
+    }
+}
+
 /// (b): the value and the record of the request, two statements.
-pub fn floor(conn: &Connection, request_id: &str) -> Result<(), LabError> {
+pub fn floor(conn: &impl Statements, request_id: &str) -> Result<(), LabError> {
     let result: i64 = conn
-        .prepare_cached(UPDATE_ADD_RETURNING)?
+        .cached(UPDATE_ADD_RETURNING)?
         .query_row(named_params! { ":delta": 1, ":name": RESOURCE }, |row| {
             row.get(0)
         })?;
     insert_record(conn, request_id, result)
 }
 
-fn insert_record(conn: &Connection, request_id: &str, result: i64) -> Result<(), LabError> {
-    conn.prepare_cached(INSERT_RECORD)?.execute(named_params! {
+fn insert_record(conn: &impl Statements, request_id: &str, result: i64) -> Result<(), LabError> {
+    conn.cached(INSERT_RECORD)?.execute(named_params! {
         ":resource": RESOURCE,
         ":request_id": request_id,
         ":delta": 1,
@@ -216,7 +235,7 @@ pub fn copy_of_reference(
         .ok_or(LabError::Overflow { value, delta })?;
     tx.prepare_cached(SET_VALUE)?
         .execute(named_params! { ":new": result, ":name": RESOURCE })?;
-    insert_record(&tx, request_id, result)?;
+    insert_record(&*tx, request_id, result)?;
     Ok(tx.commit()?)
 }
 

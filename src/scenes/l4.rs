@@ -66,18 +66,20 @@ pub fn keyed_by_resource_and_id<S: Store>(o: &dyn Observer, lab: &S) -> Result<(
     let s = Stage::new(o, "L4.4", lab);
     let mut worker = s.connect()?;
 
+    // Another delta on fund-B, so that a record keyed by the request id
+    // alone shows as a conflict or a replay of fund-A's, not by chance.
     s.apply("worker A", &mut worker, (A, 1, "r1", 7), applied(7))?;
-    s.apply("worker B", &mut worker, (B, 1, "r1", 7), applied(7))?;
-    s.apply("worker B", &mut worker, (B, 1, "r1", 7), replayed(7))?;
+    s.apply("worker B", &mut worker, (B, 1, "r1", 4), applied(4))?;
+    s.apply("worker B", &mut worker, (B, 1, "r1", 4), replayed(4))?;
     s.apply(
         "worker B",
         &mut worker,
         (B, 1, "r1", 3),
-        conflict("r1", 7, 3),
+        conflict("r1", 4, 3),
     )?;
 
     s.state(A, 1, 7)?;
-    s.observe(B, 1, 7, &[rec(B, "r1", 7, 7, 1)])
+    s.observe(B, 1, 4, &[rec(B, "r1", 4, 4, 1)])
 }
 
 /// L4.5: two different requests under one generation both apply.

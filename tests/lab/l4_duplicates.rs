@@ -32,7 +32,7 @@ fn l4_3_same_request_id_with_other_delta_is_a_conflict(lab: Lab, #[case] other: 
     c.run(l4::other_delta_is_a_conflict(&c, &lab, other));
 }
 
-/// r1 on fund-A and r1 on fund-B are two requests.
+/// r1 on fund-A (+7) and r1 on fund-B (+4) are two requests.
 #[rstest]
 fn l4_4_record_is_keyed_by_resource_and_request_id(lab: Lab) {
     let c = claim("L4.4");

@@ -75,9 +75,7 @@ impl fmt::Display for Checkpoint {
             Checkpoint::BeforeRecord => "before the record",
             Checkpoint::BeforeInstall => "before the install",
             // The hints find a pause between transactions by these words.
-            Checkpoint::TransactionEnded => crate::claims::hints::BETWEEN_TRANSACTIONS
-                .strip_prefix("paused ")
-                .unwrap_or(crate::claims::hints::BETWEEN_TRANSACTIONS),
+            Checkpoint::TransactionEnded => crate::claims::hints::TRANSACTION_ENDED,
             Checkpoint::WorkerChecked => "after the worker's check",
         })
     }

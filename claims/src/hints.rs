@@ -42,9 +42,9 @@ pub fn by_id(id: &str, track: Track) -> Option<Hint> {
         .or_else(|| crate::claim(id).map(|claim| for_claim(claim, track)))
 }
 
-/// How a step says that a call paused between two of its transactions (the
-/// checkpoint's own words, as a schedule or a scene prints it).
-pub const BETWEEN_TRANSACTIONS: &str = "paused after one of its transactions ended";
+/// The words of the checkpoint between two transactions of one call, as
+/// its `Display` prints them; a step that paused there names them.
+pub const TRANSACTION_ENDED: &str = "after one of its transactions ended";
 
 /// The hint for a step of `claim` on `track` (what the test did, `step`)
 /// that expected `expected` and got `got`, all three as the failure prints
@@ -65,7 +65,7 @@ pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &s
     }
     // The step shows the call paused between two of its own transactions
     // (another actor acted there), and it failed.
-    if step.contains(BETWEEN_TRANSACTIONS) {
+    if step.contains(TRANSACTION_ENDED) {
         return find("decided-in-another-transaction", track);
     }
     let (expected_seen, got_seen) = (Seen::of(expected), Seen::of(got));

@@ -10,7 +10,7 @@ use super::expect::{
 };
 use super::{A, Observer, Stage, install_while_paused, pause_at, probe_and_install, try_apply};
 use crate::checkpoint::Checkpoint;
-use crate::claims::hints::BETWEEN_TRANSACTIONS;
+use crate::claims::hints::TRANSACTION_ENDED;
 use crate::transcript::Halt;
 use crate::{Lab, Session, Store, describe};
 
@@ -105,7 +105,7 @@ pub fn apply_decides_where_it_writes<S: Store>(o: &dyn Observer, lab: &S) -> Res
         "while apply was paused between two of its transactions",
         format!("install: {INSTALLED}"),
     )?;
-    let step = format!("{step}, {BETWEEN_TRANSACTIONS} and generation 2 was installed");
+    let step = format!("{step}, paused {TRANSACTION_ENDED} and generation 2 was installed");
     if value == 0 {
         // Nothing written before the install: decided after it.
         s.same(step, stale(1, 2), got)?;
@@ -153,7 +153,7 @@ pub fn install_decides_where_it_writes<S: Store>(o: &dyn Observer, lab: &S) -> R
         "while install_generation was paused between two of its transactions",
         format!("install: {INSTALLED}"),
     )?;
-    let step = format!("{step}, {BETWEEN_TRANSACTIONS} and generation 3 was installed");
+    let step = format!("{step}, paused {TRANSACTION_ENDED} and generation 3 was installed");
     match generation {
         2 => s.same(step, INSTALLED, got)?,
         _ => s.same(step, not_higher(2, 3), got)?,
@@ -273,7 +273,7 @@ pub fn two_requests_at_once<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), H
             let before = s.lab.state(A)?.value;
             let (mut held, mut other) = (s.connect()?, s.connect()?);
             // What the runner answered, and where the paused one was.
-            let ran: Rc<Cell<Option<Option<String>>>> = Rc::default();
+            let ran: Rc<Cell<Option<String>>> = Rc::default();
             let where_paused: Rc<Cell<Option<Checkpoint>>> = Rc::default();
             {
                 let (ran, where_paused) = (Rc::clone(&ran), Rc::clone(&where_paused));
@@ -289,7 +289,7 @@ pub fn two_requests_at_once<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), H
                         if let Some(mut other) = other.take() {
                             where_paused.set(Some(checkpoint));
                             let answer = other.apply(A, 1, &runner_id, runner_delta);
-                            ran.set(Some(Some(describe(&answer))));
+                            ran.set(Some(describe(&answer)));
                         }
                     }
                     Ok(())
@@ -307,7 +307,7 @@ pub fn two_requests_at_once<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), H
                 break;
             };
             // Contention judged nothing: each request that met it goes again.
-            let mut runner_answer = ran.take().flatten().unwrap_or_default();
+            let mut runner_answer = ran.take().unwrap_or_default();
             if runner_answer == contention() {
                 other = s.connect()?;
                 runner_answer = describe(&other.apply(A, 1, &ids[runner], TWO[runner].1));

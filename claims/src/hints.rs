@@ -68,6 +68,14 @@ pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &s
     if step.contains(TRANSACTION_ENDED) {
         return find("decided-in-another-transaction", track);
     }
+    // Two different requests at once, both answered applied, and the value
+    // is not where both effects put it: one effect was lost.
+    if step.contains("ran to its end")
+        && got.matches("-> applied").count() == 2
+        && value_after(got) != value_after(expected)
+    {
+        return find("lost-update", track);
+    }
     let (expected_seen, got_seen) = (Seen::of(expected), Seen::of(got));
     // The test ran another actor while a call of the learner's was paused,
     // and expected it to meet that call's lock.
@@ -89,6 +97,12 @@ pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &s
     }
     observed(expected_seen, got_seen, expected, got)
         .map_or_else(|| for_claim(claim, track), |id| find(id, track))
+}
+
+/// The number after `value ` in a step's line, if it names one.
+fn value_after(line: &str) -> Option<&str> {
+    let (_, rest) = line.split_once("value ")?;
+    rest.split([';', ' ']).next()
 }
 
 /// What an etcd worker's step shows: a token never installed, a worker that
@@ -711,6 +725,14 @@ const OBSERVED: &[Hint] = &[
         ],
     },
     Hint {
+        id: "lost-update",
+        levels: [
+            "Both requests were answered applied, yet the value did not move by both deltas (see `got`): one effect was lost. From which value did the paused request compute what it wrote, and when had it read that value?",
+            "Two requests that read the same value, each without a lock that keeps the other out, each write their own sum: the later write erases the earlier effect.",
+            "Read the value only once your transaction holds the lock that keeps other writers out (the write lock on SQLite, the row's lock on PostgreSQL), or let the UPDATE add the delta itself.",
+        ],
+    },
+    Hint {
         id: "lock-not-held",
         levels: [
             "While your call was paused between its read and its write, another connection got in (see `got`). When does your transaction take the lock that keeps others out: before its read, at its first write, or not at all?",
@@ -947,6 +969,16 @@ const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
             None,
             Some(
                 "Start with `SELECT ... FOR UPDATE NOWAIT` on the resource's row and decide on what it returns.",
+            ),
+        ],
+    ),
+    (
+        "lost-update",
+        [
+            None,
+            None,
+            Some(
+                "Read the value with `SELECT ... FOR UPDATE NOWAIT` on the resource's row, or let the UPDATE add the delta itself (`SET value = value + p_delta`).",
             ),
         ],
     ),

@@ -22,24 +22,30 @@
 //! Every call is one statement in a transaction of its own (two round trips:
 //! the client prepares the statement, then runs it), where the PostgreSQL
 //! track's `apply` takes fourteen.
-//! The checkpoints are the PostgreSQL track's: the write triggers fire
-//! inside the functions as they do for any `UPDATE`; reads cannot be seen
-//! inside a function, so no test of this track pauses after one.
+//! The checkpoints are the PostgreSQL track's gate: the write triggers fire
+//! inside the functions as they do for any `UPDATE`, and a row security
+//! policy forced on each table fires the read checkpoints when a function
+//! reads a row (`gate::READS`). A read's checkpoint comes *before* any lock
+//! the reading statement takes (a `FOR UPDATE` locks after the row is
+//! read), where the other tracks' comes after the read returned: paused
+//! there, correct code holds no lock yet, and is judged by what it then
+//! does with a row another session changed meanwhile.
 //!
 //! What the learner's file may do is checked on the database, not on its
 //! text: it runs as the owner, never as a superuser (so no file access, no
 //! programs, no other role's objects), and once it has run the owner loses
 //! the right to create objects, and the harness checks the catalogue: the
-//! same tables, the checkpoints' triggers enabled, no view or rule, the two
-//! functions there. A file that breaks one of these fails every test with
-//! what it broke.
+//! same tables, the checkpoints' triggers enabled and their policies as
+//! made, no view or rule, the two functions there. A file that breaks one
+//! of these fails every test with what it broke.
 
 mod refusal;
 mod session;
 
 use std::sync::Mutex;
 
-use super::{PgDestination, PgLab};
+use super::gate::READS;
+use super::{Call, PgDestination, PgLab, RowLockHolder, RowLocks};
 use crate::{LabError, Record, State, Store};
 use refusal::{refusal, settled};
 pub use session::SqlSession;
@@ -114,12 +120,14 @@ const HELPERS: &str = "
 ";
 
 /// What the harness made in a lab's schema, by name, which the learner's
-/// file must leave as it is: the relations (tables and their keys) and the
-/// enabled triggers (the checkpoints').
+/// file must leave as it is: the relations (tables and their keys), the
+/// enabled triggers (the checkpoints' writes) and the row security (the
+/// checkpoints' reads: each table's switches and its policies, as written).
 #[derive(Debug)]
 struct Made {
     relations: Vec<String>,
     triggers: Vec<String>,
+    row_security: Vec<String>,
 }
 
 impl Made {
@@ -143,6 +151,23 @@ impl Made {
                  JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
                  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                  WHERE n.nspname = $1 AND NOT t.tgisinternal AND t.tgenabled = 'O'
+                 ORDER BY 1",
+            )?,
+            row_security: names(
+                client,
+                "SELECT c.relname || ' rls ' || c.relrowsecurity::text || ' forced ' || c.relforcerowsecurity::text
+                 FROM pg_catalog.pg_class c
+                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = $1 AND c.relkind = 'r'
+                 UNION ALL
+                 SELECT c.relname || ' policy ' || p.polname || ' ' || p.polcmd::text || ' '
+                        || p.polpermissive::text || ' ' || p.polroles::text || ' '
+                        || coalesce(pg_catalog.pg_get_expr(p.polqual, p.polrelid), '-') || ' '
+                        || coalesce(pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid), '-')
+                 FROM pg_catalog.pg_policy p
+                 JOIN pg_catalog.pg_class c ON c.oid = p.polrelid
+                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = $1
                  ORDER BY 1",
             )?,
         })
@@ -170,6 +195,7 @@ impl SqlLab {
         lab.setup(&format!(
             "BEGIN;
              {HELPERS}
+             {READS}
              ALTER TABLE resources OWNER TO {OWNER};
              ALTER TABLE requests OWNER TO {OWNER};
              GRANT USAGE, CREATE ON SCHEMA {schema} TO {OWNER};
@@ -345,6 +371,13 @@ fn check_catalogue(lab: &PgLab, made: &Made) -> Result<(), LabError> {
                 "the checkpoints' trigger {trigger} was dropped or disabled"
             )));
         }
+        if now.row_security != made.row_security {
+            return Ok(Some(
+                "the file changed the tables' row security (a policy, or its switches): \
+                 the checkpoints' reads go through it"
+                    .to_owned(),
+            ));
+        }
         let rules: i64 = client
             .query_one(
                 "SELECT count(*) FROM pg_catalog.pg_rewrite r
@@ -400,6 +433,26 @@ impl SqlLab {
     /// The names of all resources.
     pub fn resource_names(&self) -> Result<Vec<String>, LabError> {
         self.lab.resource_names()
+    }
+}
+
+/// The row-lock claims run here as on the PostgreSQL track: the harness's
+/// row probes and holders are the lab's, a call's session is its role's.
+impl RowLocks for SqlLab {
+    fn probe_row_lock(&self, resource: &str) -> Result<(), LabError> {
+        self.lab.probe_row_lock(resource)
+    }
+
+    fn hold_row_lock(&self, resource: &str) -> Result<RowLockHolder, LabError> {
+        self.lab.hold_row_lock(resource)
+    }
+
+    fn backend_pid(session: &mut SqlSession, call: Call) -> Result<i32, LabError> {
+        session.backend_pid(call)
+    }
+
+    fn transaction_of(&self, pid: i32) -> Result<Option<String>, LabError> {
+        self.lab.transaction_of(pid)
     }
 }
 

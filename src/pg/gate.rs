@@ -31,8 +31,8 @@
 //!   [`LabError`] (`fencing_lab_api::fault`), and the statement, with the transaction,
 //!   has failed like a real fault.
 //!
-//! Reads are not watched in the server: PostgreSQL has no trigger on
-//! `SELECT`. [`Checkpoint::GenerationRead`] and [`Checkpoint::RecordRead`]
+//! On the PostgreSQL track, reads are not watched in the server: PostgreSQL
+//! has no trigger on `SELECT`. [`Checkpoint::GenerationRead`] and [`Checkpoint::RecordRead`]
 //! fire from [`PgTx::installed_generation`](super::PgTx::installed_generation)
 //! and [`PgTx::find_record`](super::PgTx::find_record), over the same
 //! channel, and right after a statement of the code's own
@@ -41,7 +41,10 @@
 //! table ([`Event::OwnRead`]; the plan is read in `super::own`). A call that
 //! ran SQL the harness cannot see into (a batch) and never reached one of
 //! its function's read checkpoints is noted, so a test that needed such a
-//! read says so instead of guessing at a mistake ([`unread`]).
+//! read says so instead of guessing at a mistake ([`unread`]). On the SQL
+//! functions' track the reads happen inside a function, out of the
+//! client's sight: there a row security policy reaches the same gate when
+//! a row is read (`READS`), before any lock the read statement takes.
 //!
 //! Every wait is bounded: the session waits at a gate for at most
 //! [`STUCK`] (then its statement fails with SQLSTATE `FL002`), and the
@@ -69,11 +72,12 @@ use crate::checkpoint::{Checkpoint, Hooks};
 /// side before the protocol counts as stuck. Far longer than any hook runs.
 pub(crate) const STUCK: Duration = Duration::from_secs(60);
 
-/// The trigger function and its triggers, created in every lab's schema.
-/// The function's own `lock_timeout` (restored when it returns) lets it wait
-/// at the gate; the session's 1 ms stays in force for every other lock.
+/// The gate's wait, the trigger function that calls it and its triggers,
+/// created in every lab's schema. The wait's own `lock_timeout` (restored
+/// when it returns) lets it wait at the gate; the session's 1 ms stays in
+/// force for every other lock.
 pub(crate) const TRIGGERS: &str = "
-    CREATE FUNCTION fencing_lab_checkpoint() RETURNS trigger
+    CREATE FUNCTION fencing_lab_wait(checkpoint text) RETURNS void
     LANGUAGE plpgsql
     SET lock_timeout = '60s'
     SET client_min_messages = 'notice'
@@ -85,27 +89,35 @@ pub(crate) const TRIGGERS: &str = "
         -- Cheap first: outside a call with a hook, the watch lock is free.
         IF pg_try_advisory_lock_shared(session, -1) THEN
             PERFORM pg_advisory_unlock_shared(session, -1);
-            RETURN NEW;
+            RETURN;
         END IF;
         SELECT max(objid::bigint) INTO gate FROM pg_catalog.pg_locks
          WHERE locktype = 'advisory' AND objsubid = 2 AND classid = session::oid
            AND objid::bigint BETWEEN 1 AND 2147483647
            AND mode = 'ExclusiveLock' AND granted;
         IF gate IS NULL THEN
-            RETURN NEW;
+            RETURN;
         END IF;
-        RAISE NOTICE 'fencing-lab checkpoint: %', TG_ARGV[0];
+        RAISE NOTICE 'fencing-lab checkpoint: %', checkpoint;
         BEGIN
             PERFORM pg_advisory_lock_shared(session, gate::integer);
         EXCEPTION WHEN lock_not_available THEN
             RAISE EXCEPTION 'fencing-lab: the test never let this session go on % (stuck for %)',
-                TG_ARGV[0], current_setting('lock_timeout') USING ERRCODE = 'FL002';
+                checkpoint, current_setting('lock_timeout') USING ERRCODE = 'FL002';
         END;
         PERFORM pg_advisory_unlock_shared(session, gate::integer);
         IF NOT pg_try_advisory_lock_shared(session, 0) THEN
-            RAISE EXCEPTION 'fencing-lab checkpoint fault %', TG_ARGV[0] USING ERRCODE = 'FL001';
+            RAISE EXCEPTION 'fencing-lab checkpoint fault %', checkpoint USING ERRCODE = 'FL001';
         END IF;
         PERFORM pg_advisory_unlock_shared(session, 0);
+    END
+    $$;
+
+    CREATE FUNCTION fencing_lab_checkpoint() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    BEGIN
+        PERFORM fencing_lab_wait(TG_ARGV[0]);
         RETURN NEW;
     END
     $$;
@@ -119,6 +131,50 @@ pub(crate) const TRIGGERS: &str = "
     CREATE TRIGGER fencing_lab_before_record
         BEFORE INSERT ON requests
         FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before record');
+";
+
+/// The read checkpoints inside the server, for the SQL functions' track
+/// (`src/pg/contract.rs`), where a call is one statement and no read
+/// returns to the client: a row security policy on each table, forced on
+/// its owner (the role the functions run as), whose `USING` expression
+/// reaches the gate. It runs when a statement reads a row: a `SELECT`, an
+/// `UPDATE`'s or a `DELETE`'s search, a `SELECT … FOR UPDATE` before it
+/// locks the row, and again when a locked row is read anew (under READ
+/// COMMITTED, a row changed meanwhile is read at its latest version). A
+/// read of `resources` is [`Checkpoint::GenerationRead`], of `requests`
+/// [`Checkpoint::RecordRead`]. A row never read (a lookup that finds
+/// nothing) reaches no checkpoint. The writes keep their own policies,
+/// which let every row through: only reads are watched here, and the
+/// tables' privileges decide who may write.
+///
+/// Made by the harness's superuser, so the learner's file, run as the
+/// tables' owner, cannot replace the function; the catalogue check there
+/// holds the policies as made.
+#[cfg(feature = "postgres-sql")]
+pub(crate) const READS: &str = "
+    CREATE FUNCTION fencing_lab_read(checkpoint text) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+    BEGIN
+        PERFORM fencing_lab_wait(checkpoint);
+        RETURN true;
+    END
+    $$;
+
+    ALTER TABLE resources ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE resources FORCE ROW LEVEL SECURITY;
+    ALTER TABLE requests ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE requests FORCE ROW LEVEL SECURITY;
+    CREATE POLICY fencing_lab_read ON resources FOR SELECT
+        USING (fencing_lab_read('generation read'));
+    CREATE POLICY fencing_lab_read ON requests FOR SELECT
+        USING (fencing_lab_read('record read'));
+    CREATE POLICY fencing_lab_insert ON resources FOR INSERT WITH CHECK (true);
+    CREATE POLICY fencing_lab_insert ON requests FOR INSERT WITH CHECK (true);
+    CREATE POLICY fencing_lab_update ON resources FOR UPDATE USING (true) WITH CHECK (true);
+    CREATE POLICY fencing_lab_update ON requests FOR UPDATE USING (true) WITH CHECK (true);
+    CREATE POLICY fencing_lab_delete ON resources FOR DELETE USING (true);
+    CREATE POLICY fencing_lab_delete ON requests FOR DELETE USING (true);
 ";
 
 /// How the trigger function's announcement starts.
@@ -202,6 +258,8 @@ impl Link {
         let checkpoint = match name {
             "before effect" => Checkpoint::BeforeEffect,
             "before install" => Checkpoint::BeforeInstall,
+            "generation read" => Checkpoint::GenerationRead,
+            "record read" => Checkpoint::RecordRead,
             _ => Checkpoint::BeforeRecord,
         };
         self.send(Event::Reached {

@@ -444,6 +444,56 @@ impl Drop for Inner {
     }
 }
 
+/// Which of the two functions a call runs: on the SQL functions' track
+/// each runs on a server session of its own role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    /// `apply`, the worker's.
+    Apply,
+    /// `install_generation`, the authority's.
+    Install,
+}
+
+/// What the row-lock claims (L3.1 to L3.3, L3.7) ask of a lab on the server
+/// beyond any [`Store`](crate::Store): a row held or probed from a session
+/// of the harness's own, and which server transaction a paused call is in.
+/// The PostgreSQL track's [`PgLab`] has it, and so has the SQL functions'
+/// lab, whose tests are the same file.
+pub trait RowLocks: crate::Store + Send {
+    /// Tries to lock `resource`'s row and lets it go at once:
+    /// `Err(LabError::Contention)` means another transaction holds it.
+    fn probe_row_lock(&self, resource: &str) -> Result<(), LabError>;
+
+    /// A session that holds `resource`'s row lock until released.
+    fn hold_row_lock(&self, resource: &str) -> Result<RowLockHolder, LabError>;
+
+    /// The backend pid of the server session that `call` runs on for
+    /// `session`, opened if need be, for [`RowLocks::transaction_of`].
+    fn backend_pid(session: &mut Self::Session, call: Call) -> Result<i32, LabError>;
+
+    /// The transaction session `pid` is in right now, as the server names
+    /// it, or `None` outside one.
+    fn transaction_of(&self, pid: i32) -> Result<Option<String>, LabError>;
+}
+
+impl RowLocks for PgLab {
+    fn probe_row_lock(&self, resource: &str) -> Result<(), LabError> {
+        PgLab::probe_row_lock(self, resource)
+    }
+
+    fn hold_row_lock(&self, resource: &str) -> Result<RowLockHolder, LabError> {
+        PgLab::hold_row_lock(self, resource)
+    }
+
+    fn backend_pid(session: &mut PgDestination, _call: Call) -> Result<i32, LabError> {
+        session.backend_pid()
+    }
+
+    fn transaction_of(&self, pid: i32) -> Result<Option<String>, LabError> {
+        PgLab::transaction_of(self, pid)
+    }
+}
+
 /// A session holding one row lock (see [`PgLab::hold_row_lock`]).
 pub struct RowLockHolder {
     /// The session inside its transaction.

@@ -8,14 +8,14 @@ use std::rc::Rc;
 
 use super::{A, B, Observer, Paused, Stage, pause_at};
 use crate::checkpoint::Checkpoint;
-use crate::pg::PgLab;
+use crate::pg::{PgLab, RowLocks};
 use crate::transcript::Halt;
 use crate::{Lab, Session, describe, describe_error};
 
 /// L3.1 on PostgreSQL: while another session holds fund-A's row, apply is
 /// told "contention", which is not a verdict; once the row is free the same
 /// request applies.
-pub fn apply_meets_a_held_row(o: &dyn Observer, lab: &PgLab) -> Result<(), Halt> {
+pub fn apply_meets_a_held_row<L: RowLocks>(o: &dyn Observer, lab: &L) -> Result<(), Halt> {
     let s = Stage::new(o, "L3.1", lab);
     let mut worker = s.connect()?;
 

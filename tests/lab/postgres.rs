@@ -8,6 +8,7 @@
 //! why: a track that did not run is never counted as passed.
 
 use fencing_lab::claims::Track;
+use fencing_lab::describe_error;
 use fencing_lab::pg::PgLab;
 use rstest::fixture;
 
@@ -19,7 +20,7 @@ pub type Lab = PgLab;
 /// A fresh lab: its own schema, `fund-A` and `fund-B` at generation 1.
 #[fixture]
 pub fn lab() -> Lab {
-    PgLab::new().unwrap_or_else(|error| not_checked("a lab on PostgreSQL", error))
+    PgLab::new().unwrap_or_else(|error| not_checked("a lab on PostgreSQL", describe_error(&error)))
 }
 
 /// Under the grader, starts the process's server on a thread of its own as

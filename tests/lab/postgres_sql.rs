@@ -5,13 +5,16 @@
 //! (`src/pg/contract.rs`); lesson L8 shows what the roles and a rule of the
 //! schema close, and what stays open.
 //!
-//! Left out here: the claims whose tests pause right after a read (L3.1 to
-//! L3.3; a read inside a function reaches no checkpoint), and L5.4, the
-//! restore that L8.3 refuses.
+//! The row-lock claims (L3.1 to L3.3, L3.7) run the PostgreSQL track's file,
+//! and two requests at once (L3.8) the shared one: inside a function a read
+//! reaches its checkpoint through a row security policy, before the read
+//! statement takes its lock (see `src/pg/contract.rs`). Left out: L3.2 and
+//! L3.3 between two transactions (a call here is one statement, one
+//! transaction), and L5.4, the restore that L8.3 refuses.
 
-use fencing_lab::LabError;
 use fencing_lab::claims::Track;
 use fencing_lab::pg::contract::SqlLab;
+use fencing_lab::{LabError, describe_error};
 use rstest::fixture;
 
 use crate::support::{Check, claim_on, not_checked};
@@ -31,7 +34,7 @@ pub fn lab() -> Lab {
         LabError::ContractRejected(_) => {
             panic!("\n{error}\n  open:     exercises/postgres/contract.sql\n")
         }
-        error => not_checked("a lab with the SQL contract", error),
+        error => not_checked("a lab with the SQL contract", describe_error(&error)),
     })
 }
 
@@ -44,16 +47,23 @@ pub fn claim(id: &str) -> Check {
 mod l1_stale;
 #[path = "l2_contract.rs"]
 mod l2_contract;
+#[path = "l3_two_requests.rs"]
+mod l3_two_requests;
 #[path = "l4_duplicates.rs"]
 mod l4_duplicates;
 #[path = "l5_counterexamples.rs"]
 mod l5_counterexamples;
 #[path = "l6_bad_input.rs"]
 mod l6_bad_input;
-// L4.10 pauses at the write checkpoints only, which fire inside a function.
-// Named for its lesson, so that libtest lists it in the lesson's order.
+// L4.10 pauses at every checkpoint the functions reach: the writes' triggers
+// and the reads' row security policies. Named for its lesson, so that
+// libtest lists it in the lesson's order.
 #[path = "postgres/duplicates.rs"]
 mod l4_duplicates_at_once;
+// The PostgreSQL track's row-lock tests, on the functions' reads and
+// writes; named for their lesson, like the module above.
+#[path = "postgres/row_locks.rs"]
+mod l3_row_locks;
 
 mod l8;
 mod transcript;

@@ -9,7 +9,7 @@ use super::refusal::{refusal, settled};
 use super::{AUTHORITY, OWNER, SqlLab, WORKER};
 use crate::checkpoint::{Checkpoint, Hooks};
 use crate::counterexample::{Direct, Param};
-use crate::pg::{PgDestination, gate};
+use crate::pg::{Call, PgDestination, gate};
 use crate::{LabError, Outcome};
 
 /// A hook shared by the sessions of one [`SqlSession`].
@@ -54,6 +54,16 @@ impl SqlSession {
             *slot = Some(session);
         }
         Ok(slot.as_mut().expect("opened above"))
+    }
+
+    /// The backend pid of the server session `call` runs on: the worker's
+    /// for `apply`, the authority's for `install_generation`.
+    pub fn backend_pid(&mut self, call: Call) -> Result<i32, LabError> {
+        let role = match call {
+            Call::Apply => WORKER,
+            Call::Install => AUTHORITY,
+        };
+        self.as_role(role)?.backend_pid()
     }
 
     fn open(&mut self) -> impl Iterator<Item = &mut PgDestination> {

@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use fencing_lab::pg::PgLab;
+use fencing_lab::pg::{Call, RowLocks};
 use fencing_lab::scenes::pause_at;
 use fencing_lab::{Checkpoint, LabError, Session, describe, describe_error};
 use rstest::rstest;
@@ -24,7 +24,7 @@ use crate::support::*;
 /// While paused: may another session lock `resource`'s row? May the
 /// authority install on it? Both outcomes go to `seen`.
 fn probe_and_install(
-    lab: &PgLab,
+    lab: &Lab,
     seen: &Seen,
     resource: &str,
     generation: i64,
@@ -39,7 +39,7 @@ fn probe_and_install(
 }
 
 /// May another session lock `resource`'s row right now? As "probe …: …".
-fn probe(lab: &PgLab, resource: &str) -> String {
+fn probe(lab: &Lab, resource: &str) -> String {
     let got = match lab.probe_row_lock(resource) {
         Ok(()) => "acquired the row lock".to_owned(),
         Err(error) => describe_error(&error),
@@ -138,7 +138,7 @@ enum Event {
 impl InFlight {
     /// Starts `request` on a new session of `lab`, and returns once it has
     /// returned or is paused at its first read or write checkpoint.
-    fn apply(lab: &PgLab, request: (&'static str, i64, &'static str, i64)) -> InFlight {
+    fn apply(lab: &Lab, request: (&'static str, i64, &'static str, i64)) -> InFlight {
         let (report, events) = mpsc::channel();
         let (go, wait) = mpsc::channel::<()>();
         let lab = lab.clone();
@@ -210,7 +210,7 @@ struct Transactions(Rc<RefCell<Vec<(Checkpoint, String)>>>);
 
 impl Transactions {
     /// Notes the transaction `pid` is in at `checkpoint`.
-    fn note(&self, lab: &PgLab, pid: i32, checkpoint: Checkpoint) {
+    fn note(&self, lab: &Lab, pid: i32, checkpoint: Checkpoint) {
         let transaction = match lab.transaction_of(pid) {
             Ok(Some(transaction)) => transaction,
             Ok(None) => "no transaction".to_owned(),
@@ -265,7 +265,7 @@ fn l3_2_no_install_lands_between_apply_checking_the_generation_and_its_effect(
 ) {
     let c = claim("L3.2");
     let (mut worker, mut authority) = (lab.connect().unwrap(), lab.connect().unwrap());
-    let pid = worker.backend_pid().unwrap();
+    let pid = Lab::backend_pid(&mut worker, Call::Apply).unwrap();
 
     let seen = Seen::default();
     let transactions = Transactions::default();
@@ -341,7 +341,7 @@ fn l3_3_no_install_or_apply_lands_between_install_reading_and_writing(
     holder.release().unwrap();
     c.state(&lab, A, 1, 0);
 
-    let pid = authority.backend_pid().unwrap();
+    let pid = Lab::backend_pid(&mut authority, Call::Install).unwrap();
     let seen = Seen::default();
     let transactions = Transactions::default();
     let (hook_lab, hook_seen, hook_transactions) =

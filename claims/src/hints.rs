@@ -46,6 +46,11 @@ pub fn by_id(id: &str, track: Track) -> Option<Hint> {
 /// its `Display` prints them; a step that paused there names them.
 pub const TRANSACTION_ENDED: &str = "after one of its transactions ended";
 
+/// What a step says when the test's install got in while the call was
+/// paused at a read: the pause fell before the check that decided, or the
+/// call read without its lock.
+pub const INSTALL_GOT_IN: &str = "and another install got in";
+
 /// The hint for a step of `claim` on `track` (what the test did, `step`)
 /// that expected `expected` and got `got`, all three as the failure prints
 /// them.
@@ -67,6 +72,12 @@ pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &s
     // (another actor acted there), and it failed.
     if step.contains(TRANSACTION_ENDED) {
         return find("decided-in-another-transaction", track);
+    }
+    // An install got in while the call was paused after a read, and the
+    // call then met contention: the install had committed by then, so the
+    // call could not take the lock it had put off taking.
+    if step.contains(INSTALL_GOT_IN) && Seen::of(got) == Seen::Contention {
+        return find("lock-taken-after-the-read", track);
     }
     // Two different requests at once, both answered applied, and the value
     // is not where both effects put it: one effect was lost.
@@ -725,6 +736,14 @@ const OBSERVED: &[Hint] = &[
         ],
     },
     Hint {
+        id: "lock-taken-after-the-read",
+        levels: [
+            "Another install got in while your call was paused after a read (see the step), and your call then met contention, though that install had committed by then. What lock did your transaction hold when it read, and when did it ask for the lock it needed to write?",
+            "A transaction that reads before it holds the write lock can be overtaken: once another writer commits, it cannot take the lock on what it read (SQLite in WAL mode answers busy). Nothing wrong was written, but the request failed where it could have been decided.",
+            "Take the lock before the read: begin with `db.begin(TransactionBehavior::Immediate)`, then read the generation and decide.",
+        ],
+    },
+    Hint {
         id: "lost-update",
         levels: [
             "Both requests were answered applied, yet the value did not move by both deltas (see `got`): one effect was lost. From which value did the paused request compute what it wrote, and when had it read that value?",
@@ -995,6 +1014,10 @@ const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
 ];
 
 const POSTGRES_ANSWERS: &[(&str, &str)] = &[
+    (
+        "lock-taken-after-the-read",
+        "Lock the resource's row before you read its generation (`tx.lock_row(resource)`, or `SELECT ... FOR UPDATE`), then decide.",
+    ),
     (
         "lock-not-held",
         "Lock the resource's row before you read its generation (`tx.lock_row(resource)`, or `SELECT ... FOR UPDATE`), and keep the transaction until the commit.",

@@ -90,7 +90,12 @@ pub fn contention() -> String {
 
 /// What [`super::probe_and_install`] must see while the write lock is held.
 pub fn locked_out() -> String {
-    format!("probe: {0}; install: {0}", contention())
+    format!("install: {}", contention())
+}
+
+/// What [`super::probe_and_install`] saw when the install got in.
+pub fn let_in() -> String {
+    format!("install: {INSTALLED}")
 }
 
 /// How an apply reads when the fault between its two writes stopped it

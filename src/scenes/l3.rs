@@ -6,11 +6,12 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use super::expect::{
-    INSTALLED, applied, contention, describe_install, list, locked_out, not_higher, rec, stale,
+    INSTALLED, applied, contention, describe_install, let_in, list, locked_out, not_higher, rec,
+    stale,
 };
 use super::{A, Observer, Stage, install_while_paused, pause_at, probe_and_install, try_apply};
 use crate::checkpoint::Checkpoint;
-use crate::claims::hints::TRANSACTION_ENDED;
+use crate::claims::hints::{INSTALL_GOT_IN, TRANSACTION_ENDED};
 use crate::transcript::Halt;
 use crate::{Lab, Session, Store, describe};
 
@@ -34,12 +35,17 @@ pub fn apply_meets_contention(o: &dyn Observer, lab: &Lab) -> Result<(), Halt> {
 }
 
 /// L3.2: paused at `pause` (right after it read the generation, or right
-/// before its effect), apply still holds the write lock: a plain BEGIN
-/// IMMEDIATE and an install on other connections are both refused. After
-/// apply commits, the install goes through. A DEFERRED transaction, or a
-/// generation read before BEGIN, holds no write lock right after its read
-/// and fails here. (Paused inside a write, every transaction holds the
-/// lock: the write statement took it.)
+/// before its effect), the authority tries to install generation 2 on
+/// another connection. Apply holds the write lock, so the install meets
+/// contention and apply is applied; the install lands after apply commits.
+/// If the install gets in, the pause fell in a look taken before the
+/// decisive check (an early look outside the lock, say): that check must
+/// then see generation 2 and refuse as stale, writing nothing. A DEFERRED
+/// transaction in WAL mode, or a generation read before BEGIN, lets the
+/// install in and goes on with what it read, and fails here. (Paused
+/// inside a write, every transaction holds the lock: the write statement
+/// took it.) Whether a plain BEGIN IMMEDIATE could start meanwhile is told,
+/// not judged.
 pub fn apply_holds_the_lock(o: &dyn Observer, lab: &Lab, pause: Checkpoint) -> Result<(), Halt> {
     let s = Stage::new(o, "L3.2", lab);
     s.say(
@@ -53,16 +59,44 @@ pub fn apply_holds_the_lock(o: &dyn Observer, lab: &Lab, pause: Checkpoint) -> R
         paused.say("", format_args!("(apply paused {pause})"));
         probe_and_install(&hook_lab, &paused, A, 2)
     });
-    s.apply("worker A", &mut worker, (A, 1, "r1", 5), applied(5))?;
-    s.while_paused(
-        &worker,
-        format_args!("while apply was paused {pause}"),
-        locked_out(),
-    )?;
+    if apply_let_an_install_in(&s, &mut worker, pause)? {
+        return s.observe(A, 2, 0, &[]);
+    }
 
     // The apply committed under generation 1; now the install may land.
     s.install("authority", &mut authority, A, 2, INSTALLED)?;
     s.observe(A, 2, 5, &[rec(A, "r1", 5, 5, 1)])
+}
+
+/// Apply (fund-A, generation 1, "r1", +5) on `worker`, whose hook tries an
+/// install of generation 2 at `pause`, then what its pause saw: whether
+/// the install got in (then apply must be refused as stale) or met the
+/// lock (then apply must be applied).
+fn apply_let_an_install_in(
+    s: &Stage<Lab>,
+    worker: &mut impl Session,
+    pause: Checkpoint,
+) -> Result<bool, Halt> {
+    let got = describe(&worker.apply(A, 1, "r1", 5));
+    let landed = s.paused.has_seen(&let_in());
+    let step = "apply(fund-A, generation 1, \"r1\", +5)".to_owned();
+    if landed {
+        let step = format!("{step}, paused {pause} {INSTALL_GOT_IN}");
+        s.told("worker A", worker, step, stale(1, 2), got)?;
+    } else {
+        s.told("worker A", worker, step, applied(5), got)?;
+    }
+    let while_paused = format!("while apply was paused {pause}");
+    if landed {
+        s.say(
+            "",
+            "(the install got in: the pause fell before the check that decided)",
+        );
+        s.while_paused(worker, while_paused, let_in())?;
+    } else {
+        s.while_paused(worker, while_paused, locked_out())?;
+    }
+    Ok(landed)
 }
 
 /// L3.2: the decision is made in the transaction that writes. An apply
@@ -179,11 +213,14 @@ pub fn install_meets_contention(o: &dyn Observer, lab: &Lab) -> Result<(), Halt>
 }
 
 /// L3.3: paused at `pause`, between reading the installed generation and
-/// writing the new one, install_generation holds the write lock: no apply,
-/// no other install, no plain BEGIN IMMEDIATE gets in. Paused right after
-/// its read, a DEFERRED transaction holds no write lock yet and fails here.
-/// (Paused inside its write, any transaction holds the lock: the write
-/// statement took it.)
+/// writing the new one, install_generation holds the write lock: another
+/// install and an apply, each on a connection of its own, meet contention.
+/// If the other install gets in (the pause fell in a look taken before
+/// the decisive check), the apply under generation 1 must be stale and
+/// the paused install must then be refused as not higher than 3. A
+/// DEFERRED transaction in WAL mode lets the install in and goes on with
+/// what it read, and fails here. (Paused inside its write, any transaction
+/// holds the lock: the write statement took it.)
 pub fn install_holds_the_lock(o: &dyn Observer, lab: &Lab, pause: Checkpoint) -> Result<(), Halt> {
     let s = Stage::new(o, "L3.3", lab);
     let mut authority = s.connect()?;
@@ -195,10 +232,28 @@ pub fn install_holds_the_lock(o: &dyn Observer, lab: &Lab, pause: Checkpoint) ->
         try_apply(&hook_lab, &paused, "worker A", (A, 1, "r1", 5));
         Ok(())
     });
-    s.install("authority", &mut authority, A, 2, INSTALLED)?;
+    let got = describe_install(&authority.install_generation(A, 2));
+    let landed = s.paused.has_seen(&let_in());
+    let step = "install_generation(fund-A, 2)".to_owned();
+    let while_paused = format!("while install_generation was paused {pause}");
+    if landed {
+        let step = format!("{step}, paused {pause} {INSTALL_GOT_IN}");
+        s.told("authority", &authority, step, not_higher(2, 3), got)?;
+        s.say(
+            "",
+            "(the install got in: the pause fell before the check that decided)",
+        );
+        s.while_paused(
+            &authority,
+            while_paused,
+            format!("{}; apply: {}", let_in(), stale(1, 3)),
+        )?;
+        return s.observe(A, 3, 0, &[]);
+    }
+    s.told("authority", &authority, step, INSTALLED, got)?;
     s.while_paused(
         &authority,
-        format_args!("while install_generation was paused {pause}"),
+        while_paused,
         format!("{}; apply: {}", locked_out(), contention()),
     )?;
     s.observe(A, 2, 0, &[])
@@ -234,12 +289,9 @@ pub fn lock_story_in_this_journal_mode(
         );
         probe_and_install(&hook_lab, &paused, A, 2)
     });
-    s.apply("worker A", &mut worker, (A, 1, "r1", 5), applied(5))?;
-    s.while_paused(
-        &worker,
-        "while apply was paused after its generation read",
-        locked_out(),
-    )?;
+    if apply_let_an_install_in(&s, &mut worker, Checkpoint::GenerationRead)? {
+        return s.state(A, 2, 0);
+    }
     s.install("authority", &mut authority, A, 2, INSTALLED)?;
     s.apply("worker A", &mut worker, (A, 1, "r2", 5), stale(1, 2))?;
     s.tell_state(A)?;

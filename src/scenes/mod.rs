@@ -366,6 +366,11 @@ impl Paused {
         self.0.borrow_mut().seen.push(seen.into());
     }
 
+    /// Whether `seen` is among the outcomes so far.
+    fn has_seen(&self, seen: &str) -> bool {
+        self.0.borrow().seen.iter().any(|line| line == seen)
+    }
+
     /// The outcomes so far, joined by `; `, and forgets them.
     fn take_seen(&self) -> String {
         let seen = std::mem::take(&mut self.0.borrow_mut().seen);
@@ -394,8 +399,10 @@ pub fn pause_at(
 }
 
 /// While paused: is the write lock free? And may the authority install?
-/// Both outcomes go to `paused`, as the story's lines and as "probe: ..."
-/// and "install: ...".
+/// Both go to `paused` as the story's lines; the install's outcome also as
+/// "install: ...", which the scene judges. The probe is told, not judged:
+/// what counts is whether the install got in, and what the paused call
+/// then did with it.
 ///
 /// Nothing here becomes the paused call's result: whatever the probe or the
 /// authority meets (an exclusive lock may keep a new connection from even
@@ -428,14 +435,13 @@ pub fn install_while_paused<S: Store>(lab: &S, paused: &Paused, resource: &str, 
 }
 
 /// While paused: a plain `BEGIN IMMEDIATE` on a connection of its own. Is
-/// the write lock free right now? Goes to `paused` as "probe: ...".
+/// the write lock free right now? A line of the story, not an outcome.
 pub fn probe(lab: &crate::Lab, paused: &Paused) {
     let probe = match lab.probe_write_lock() {
         Ok(()) => "acquired the write lock".to_owned(),
         Err(error) => describe_error(&error),
     };
     paused.say("probe", format_args!("BEGIN IMMEDIATE -> {probe}"));
-    paused.saw(format!("probe: {probe}"));
 }
 
 /// While paused: may `role` apply, on a connection of its own? Its outcome

@@ -1,0 +1,45 @@
+//! NOT A MUTANT: a correct alternative to the reference (see apply.rs).
+//! Changed from the reference: a first, read-only transaction looks at the installed generation
+//! and refuses a generation that is not higher; the reference's transaction then compares again
+//! and writes.
+
+use crate::TransactionBehavior;
+
+use crate::{Destination, LabError};
+
+/// Installs `new_generation` as the generation of `resource`, only if it is
+/// strictly higher than the installed one.
+pub fn install_generation(
+    db: &mut Destination,
+    resource: &str,
+    new_generation: i64,
+) -> Result<(), LabError> {
+    if new_generation < 1 {
+        return Err(LabError::GenerationBelowOne(new_generation));
+    }
+    // An early look, without the write lock: installed generations only rise,
+    // so one not higher now never will be.
+    {
+        let look = db.begin(TransactionBehavior::Deferred)?;
+        let installed = look.installed_generation(resource)?;
+        look.commit()?;
+        if new_generation <= installed {
+            return Err(LabError::NotHigher {
+                requested: new_generation,
+                installed,
+            });
+        }
+    }
+    // Take the write lock before reading, like `apply`: the comparison and
+    // the write must see the same installed generation.
+    let tx = db.begin(TransactionBehavior::Immediate)?;
+    let installed = tx.installed_generation(resource)?;
+    if new_generation <= installed {
+        return Err(LabError::NotHigher {
+            requested: new_generation,
+            installed,
+        });
+    }
+    tx.set_generation(resource, new_generation)?;
+    tx.commit()
+}

@@ -20,11 +20,11 @@ fn l3_1_apply_fails_as_contention_while_locked_then_succeeds(#[case] journal: Jo
 }
 
 /// Paused right after it read the generation, or right before its effect,
-/// apply still holds the write lock: a plain BEGIN IMMEDIATE and an install
-/// on other connections are both refused. After apply commits, the install
-/// goes through. A DEFERRED transaction, or a generation read before BEGIN,
-/// holds no write lock right after its read and fails here. (Paused inside a
-/// write, every transaction holds the lock: the write statement took it.)
+/// apply still holds the write lock: an install on another connection meets
+/// contention, and lands after apply commits. An install that gets in (the
+/// pause fell in an early look) must be seen: apply is then stale. A
+/// DEFERRED transaction in WAL mode, or a generation read before BEGIN,
+/// lets the install in and goes on with what it read, and fails here.
 #[rstest]
 #[case::rollback_after_generation_read(Journal::Rollback, Checkpoint::GenerationRead)]
 #[case::rollback_before_effect(Journal::Rollback, Checkpoint::BeforeEffect)]
@@ -55,10 +55,10 @@ fn l3_3_install_fails_as_contention_while_another_writer_holds_the_lock(#[case] 
 }
 
 /// Between reading the installed generation and writing the new one,
-/// install_generation holds the write lock: no apply, no other install, no
-/// plain BEGIN IMMEDIATE gets in. Paused right after its read, a DEFERRED
-/// transaction holds no write lock yet and fails here. (Paused inside its
-/// write, any transaction holds the lock: the write statement took it.)
+/// install_generation holds the write lock: no apply and no other install
+/// gets in. One that does (the pause fell in an early look) must be seen:
+/// the install is then not higher. Paused right after its read, a DEFERRED
+/// transaction in WAL mode lets the other install in and fails here.
 #[rstest]
 #[case::rollback_after_generation_read(Journal::Rollback, Checkpoint::GenerationRead)]
 #[case::rollback_before_install(Journal::Rollback, Checkpoint::BeforeInstall)]

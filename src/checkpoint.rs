@@ -45,6 +45,13 @@ pub enum Checkpoint {
     /// Just after a statement that read the `requests` table (a record
     /// lookup, whether it found one or not), before anything else.
     RecordRead,
+    /// On PostgreSQL only: just after a statement that read a resource's
+    /// value without its generation (`PgTx::value`,
+    /// or a `SELECT` of one's own). Read before the row is locked, the
+    /// value can be overtaken by another session's effect; SQLite's
+    /// transactions are serializable, and a value read there is not a
+    /// moment worth pausing at.
+    ValueRead,
     /// Just before a resource's value changes: every check is done and the
     /// effect is next.
     BeforeEffect,
@@ -71,6 +78,7 @@ impl fmt::Display for Checkpoint {
             Checkpoint::CallStarted => "when the call started",
             Checkpoint::GenerationRead => "after the generation was read",
             Checkpoint::RecordRead => "after the record was looked up",
+            Checkpoint::ValueRead => "after the value was read",
             Checkpoint::BeforeEffect => "before the effect",
             Checkpoint::BeforeRecord => "before the record",
             Checkpoint::BeforeInstall => "before the install",

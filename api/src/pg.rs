@@ -22,6 +22,10 @@ pub enum Read {
     Generation,
     /// A record was looked up (found or not).
     Record,
+    /// A resource's value was read on its own, without the generation: a
+    /// read that another session's effect can overtake if no row lock is
+    /// held yet.
+    Value,
 }
 
 /// The harness's side of a session's read checkpoints; the code under test
@@ -132,11 +136,15 @@ impl<'a> PgTx<'a> {
         )
     }
 
-    /// Reads the current value of `resource`.
+    /// Reads the current value of `resource`: a plain read, which locks
+    /// nothing.
     ///
-    /// Errors: [`LabError::UnknownResource`].
+    /// Errors: [`LabError::UnknownResource`]. Checkpoint afterwards: after
+    /// the value was read.
     pub fn value(&mut self, resource: &str) -> Result<i64, LabError> {
-        Ok(rows::read_state(&mut self.tx, resource)?.value)
+        let value = rows::read_state(&mut self.tx, resource)?.value;
+        self.observer.reached(Read::Value)?;
+        Ok(value)
     }
 
     /// Writes a new value for `resource`: the effect.

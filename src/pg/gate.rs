@@ -571,5 +571,6 @@ fn checkpoint_of(read: fencing_lab_api::pg::Read) -> Checkpoint {
     match read {
         fencing_lab_api::pg::Read::Generation => Checkpoint::GenerationRead,
         fencing_lab_api::pg::Read::Record => Checkpoint::RecordRead,
+        fencing_lab_api::pg::Read::Value => Checkpoint::ValueRead,
     }
 }

@@ -10,7 +10,9 @@
 //! output, filter or index condition. A plan that reads `resources`'s
 //! `generation` column is a read of the generation
 //! ([`Read::Generation`]); one that scans `requests`, or checks it for a
-//! conflict (`ON CONFLICT`), is a lookup of a record ([`Read::Record`]). This is what SQLite's authorizer tells the
+//! conflict (`ON CONFLICT`), is a lookup of a record ([`Read::Record`]); a
+//! statement that writes nothing and reads `resources` without its
+//! generation is a read of the value alone ([`Read::Value`]). This is what SQLite's authorizer tells the
 //! SQLite lab about each statement. A statement that reads the generation
 //! only inside its own write (one conditional `UPDATE`) fires its read
 //! checkpoint after that write, with the row still locked by it: there is
@@ -109,6 +111,9 @@ impl<'t, 'a> OwnSql<'t, 'a> {
                 if reads.record {
                     self.link.read_by_own_sql(Read::Record);
                 }
+                if reads.value {
+                    self.link.read_by_own_sql(Read::Value);
+                }
             }
             None => self.link.note_unread(),
         }
@@ -122,6 +127,10 @@ struct Reads {
     generation: bool,
     /// The `requests` table: a scan of it, or a conflict check against it.
     record: bool,
+    /// `resources`'s value read without its generation by a statement that
+    /// writes nothing: a read of the value alone. (A write that reads the value,
+    /// `SET value = value + $1`, holds the row's lock from its read on.)
+    value: bool,
 }
 
 /// What `sql` reads, from the server's plan of it, or `None` if the harness
@@ -178,7 +187,12 @@ fn classify(plan: &[String]) -> Reads {
     let mut resources = Vec::new();
     let mut others = false;
     let mut record = false;
+    let mut writes = false;
     for line in plan {
+        let node = line.trim_start().trim_start_matches("->").trim_start();
+        writes |= ["Update on ", "Insert on ", "Delete on ", "Merge on "]
+            .iter()
+            .any(|write| node.starts_with(write));
         if line.contains("Conflict Resolution") || line.contains("Conflict Arbiter") {
             record = true;
         }
@@ -201,19 +215,28 @@ fn classify(plan: &[String]) -> Reads {
         }
     }
     // Conditions are qualified even with one table; outputs are not.
-    let qualified = |line: &String| {
-        resources
-            .iter()
-            .any(|alias| mentions(line, &format!("{alias}."), "generation"))
+    let reads_column = |column: &str| {
+        let qualified = |line: &String| {
+            resources
+                .iter()
+                .any(|alias| mentions(line, &format!("{alias}."), column))
+        };
+        match (resources.is_empty(), others) {
+            (true, _) => false,
+            (false, false) => plan
+                .iter()
+                .any(|line| mentions(line, "", column) || qualified(line)),
+            (false, true) => plan.iter().any(qualified),
+        }
     };
-    let generation = match (resources.is_empty(), others) {
-        (true, _) => false,
-        (false, false) => plan
-            .iter()
-            .any(|line| mentions(line, "", "generation") || qualified(line)),
-        (false, true) => plan.iter().any(qualified),
-    };
-    Reads { generation, record }
+    let generation = reads_column("generation");
+    // A row lock alone (`SELECT 1 … FOR UPDATE`) reads no value.
+    let value = !generation && !writes && reads_column("value");
+    Reads {
+        generation,
+        record,
+        value,
+    }
 }
 
 /// Whether `line` names the column `column`, written `prefix` + `column`

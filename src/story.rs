@@ -334,5 +334,9 @@ fn postgres_sql(n: &Narrator) -> Result<(), Halt> {
     n.note("What no role or rule closes: the tables' owner, and effects outside the database.");
     l8::what_stays_open(n, &SqlLab::new()?)?;
     n.note("Who holds the owner's login is outside the lab: a real deployment keeps it from every worker and operator's daily path.");
+    n.note("Two more paths, closed only by what the file says. A function that runs with its owner's rights must not look where its caller points: a session finds its own temporary relations first, unless its search_path names pg_temp last.");
+    l8::worker_cannot_redirect(n, &SqlLab::new()?)?;
+    n.note("And the authority's part is installing: no apply, no write of its own.");
+    l8::authority_only_installs(n, &SqlLab::new()?)?;
     Ok(())
 }

@@ -51,6 +51,12 @@ pub const TRANSACTION_ENDED: &str = "after one of its transactions ended";
 /// call read without its lock.
 pub const INSTALL_GOT_IN: &str = "and another install got in";
 
+/// The words a step ends with when the worker's own temporary relations,
+/// named like the lab's tables, are in place (lesson L8). Such a step
+/// follows the same call made without them, which passed: when it fails,
+/// the relations made the difference.
+pub const WORKER_TEMPORARY_RELATIONS: &str = "with the worker's temporary relations in place";
+
 /// The hint for a step of `claim` on `track` (what the test did, `step`)
 /// that expected `expected` and got `got`, all three as the failure prints
 /// them.
@@ -86,6 +92,11 @@ pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &s
         && value_after(got) != value_after(expected)
     {
         return find("lost-update", track);
+    }
+    // The step's call found the worker's own temporary relations where it
+    // looked for the lab's tables: the claim's own hint speaks to that.
+    if step.contains(WORKER_TEMPORARY_RELATIONS) {
+        return for_claim(claim, track);
     }
     let (expected_seen, got_seen) = (Seen::of(expected), Seen::of(got));
     // The test ran another actor while a call of the learner's was paused,
@@ -1485,6 +1496,24 @@ const CLAIMS: &[ClaimHint] = &[
         ],
         None,
     ),
+    (
+        "L8.5",
+        [
+            "Without the worker's temporary relations your apply refused this stale request; with them in place it did not (see `got`). Which relation named resources does your apply's body read, and whose search_path picks it?",
+            "An unqualified table name is looked up in the search_path in force when the statement runs. A function without a search_path of its own runs in its caller's, where the caller's temporary schema (pg_temp) comes first unless it is named later; SECURITY DEFINER then lets the caller's view read and write with the owner's rights.",
+            "Give each SECURITY DEFINER function a search_path of its own: `SET search_path FROM CURRENT` (the file is loaded with the lab's schema first and pg_temp last), or one that names pg_temp last.",
+        ],
+        None,
+    ),
+    (
+        "L8.6",
+        [
+            "One of the authority's steps came out otherwise than its part allows (see the step and `got`). Which rights does fencing_authority hold, granted to it or to every role (PUBLIC)?",
+            "The authority's part is install_generation and nothing else. Calling apply is the worker's part, and install_generation writes the tables with its owner's rights (SECURITY DEFINER), so the authority needs no right on resources or requests.",
+            "Grant fencing_authority EXECUTE on install_generation only: no EXECUTE on apply, no SELECT, INSERT, UPDATE or DELETE on resources or requests (and revoke PUBLIC's EXECUTE on both functions).",
+        ],
+        None,
+    ),
 ];
 
 #[cfg(test)]
@@ -1724,6 +1753,48 @@ mod tests {
                 superseded
             ),
             "L7.6"
+        );
+    }
+
+    #[test]
+    fn sql_hints_speak_of_the_roles_and_the_search_path() {
+        let q = Track::PostgresSql;
+        let stale = "rejected: stale generation: presented 1, installed 2";
+        // mutant-no-fixed-search-path: the worker's view is read.
+        let shadowed =
+            format!("apply(fund-A, generation 1, \"r2\", +1000) {WORKER_TEMPORARY_RELATIONS}");
+        assert_eq!(
+            hint("L8.5", q, &shadowed, stale, "applied, result 1000"),
+            "L8.5"
+        );
+        // The same answer without the relations is the generation's hint.
+        let plain = "apply(fund-A, generation 1, \"r1\", +1000)";
+        assert_eq!(
+            hint("L8.5", q, plain, stale, "applied, result 1000"),
+            "generation-accepted"
+        );
+        // mutant-authority-granted-apply-and-tables: the authority's apply
+        // runs, and its own write goes through.
+        let denied = "refused: permission denied";
+        assert_eq!(
+            hint(
+                "L8.6",
+                q,
+                "the authority calls apply(fund-A, generation 2, \"r2\", +1000)",
+                denied,
+                "applied, result 1005"
+            ),
+            "L8.6"
+        );
+        assert_eq!(
+            hint(
+                "L8.6",
+                q,
+                "the authority's own UPDATE resources SET value = 1000",
+                denied,
+                "written"
+            ),
+            "L8.6"
         );
     }
 

@@ -613,6 +613,24 @@ pub const CLAIMS: &[Claim] = &[
         files: BOTH,
         tracks: SQL_FUNCTIONS,
     },
+    Claim {
+        id: "L8.5",
+        text: "the worker cannot redirect the functions: with its own temporary relations named \
+               resources and requests in place, its stale request is still refused and changes \
+               nothing, and its current one lands in the lab's tables",
+        points: 1,
+        files: BOTH,
+        tracks: SQL_FUNCTIONS,
+    },
+    Claim {
+        id: "L8.6",
+        text: "the authority may install and nothing else: its call of apply and its own UPDATE, \
+               INSERT and DELETE on the tables are refused as permission denied and change \
+               nothing; its install still lands",
+        points: 1,
+        files: BOTH,
+        tracks: SQL_FUNCTIONS,
+    },
 ];
 
 /// Looks a claim up by id (`"L4.2"`).

@@ -24,7 +24,7 @@
 --
 -- The headers below stay as they are: SECURITY DEFINER runs the body with
 -- the owner's rights, and `SET search_path FROM CURRENT` fixes where its
--- names are looked up, whoever calls it.
+-- names are looked up, whoever calls it (L8.5).
 
 CREATE FUNCTION install_generation(p_resource text, p_new_generation bigint)
 RETURNS void
@@ -53,5 +53,5 @@ $$;
 -- L8.3: what must hold whoever writes the table, not only your functions'
 -- callers? Say it here, in the schema.
 
--- L8.1 and L8.2: who may call each function? (Every role may call a new
--- function until you say otherwise.)
+-- L8.1, L8.2 and L8.6: who may call each function, and nothing more?
+-- (Every role may call a new function until you say otherwise.)

@@ -4,19 +4,20 @@
 //! database refused or let through, by the observer's reading of the rows,
 //! never by the wording of an error.
 
-use super::expect::{INSTALLED, applied, faulted, stale};
+use super::expect::{INSTALLED, applied, faulted, rec, stale};
 use super::{A, Observer, Stage};
+use crate::claims::hints::WORKER_TEMPORARY_RELATIONS;
 use crate::pg::contract::{AUTHORITY, OWNER, SqlLab, WORKER};
 use crate::transcript::Halt;
-use crate::{ExternalApi, LabError, Session, checkpoint, describe_error};
+use crate::{ExternalApi, LabError, Session, checkpoint, describe, describe_error};
 
 /// What a role's own statement came to, as a check compares it: `done`
 /// (written, installed), refused by the role's rights, refused otherwise
 /// (a rule of the schema, a refusal of the function), or what else it
 /// met (contention, a stub, the server).
-fn came_to(result: &Result<(), LabError>, done: &str) -> String {
+fn came_to<T>(result: &Result<T, LabError>, done: &str) -> String {
     match result {
-        Ok(()) => done.to_owned(),
+        Ok(_) => done.to_owned(),
         Err(LabError::PermissionDenied(_)) => PERMISSION_DENIED.to_owned(),
         Err(
             error @ (LabError::Contention
@@ -31,11 +32,25 @@ fn came_to(result: &Result<(), LabError>, done: &str) -> String {
 const PERMISSION_DENIED: &str = "refused: permission denied";
 const REFUSED: &str = "refused";
 const WRITTEN: &str = "written";
+const CREATED: &str = "created";
+
+/// `who`'s own `step`, which its role has no right to take: told, then
+/// checked to be refused by the database as a permission.
+fn denied<T>(
+    s: &Stage<'_, SqlLab>,
+    who: &str,
+    step: &str,
+    result: &Result<T, LabError>,
+    done: &str,
+) -> Result<(), Halt> {
+    s.say(who, format_args!("{step} -> {}", told(result, done)));
+    s.same(step, PERMISSION_DENIED, came_to(result, done))
+}
 
 /// How a role's own statement is told: `done`, or the server's words.
-fn told(result: &Result<(), LabError>, done: &str) -> String {
+fn told<T>(result: &Result<T, LabError>, done: &str) -> String {
     match result {
-        Ok(()) => done.to_owned(),
+        Ok(_) => done.to_owned(),
         Err(error) => describe_error(error),
     }
 }
@@ -152,4 +167,86 @@ pub fn what_stays_open(o: &dyn Observer, lab: &SqlLab) -> Result<(), Halt> {
     let calls = api.calls().join("; ");
     s.say("external", format_args!("ledger: {calls}"));
     s.same("external ledger after the rollback", "pay 5 for r3", calls)
+}
+
+/// L8.5: the worker cannot redirect the functions. On the session its
+/// calls run on, it makes temporary relations named like the lab's
+/// tables: a view `resources` over the lab's table that reports generation
+/// 1 for every row, and a table `requests` with a record the lab never
+/// wrote, both open to every role. A session finds its temporary relations
+/// first unless its `search_path` names `pg_temp` later; the functions must
+/// read and write the lab's tables whoever calls them. Its stale request is
+/// still refused and changes nothing, and its current one lands in the
+/// lab's tables.
+pub fn worker_cannot_redirect(o: &dyn Observer, lab: &SqlLab) -> Result<(), Halt> {
+    let s = Stage::new(o, "L8.5", lab);
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+
+    s.install("authority", &mut authority, A, 2, INSTALLED)?;
+    s.apply("worker A", &mut worker, (A, 1, "r1", 1000), stale(1, 2))?;
+
+    let step = "the worker's own CREATE TEMP VIEW resources (every row at generation 1, \
+                over the lab's table) and TEMP TABLE requests (a record r3, result 999), \
+                granted to PUBLIC";
+    let schema = s.lab.pg().schema();
+    // `security_invoker`: the view reads the lab's table with the rights of
+    // whoever reads the view, so inside a function, the owner's.
+    let result = worker.as_worker(&format!(
+        "CREATE TEMP VIEW resources WITH (security_invoker = true) AS
+             SELECT name, 1::bigint AS generation, value FROM {schema}.resources;
+         CREATE TEMP TABLE requests (resource text, request_id text, delta bigint,
+                                     result bigint, generation bigint);
+         INSERT INTO requests VALUES ('{A}', 'r3', 5, 999, 2);
+         GRANT SELECT, UPDATE ON resources TO PUBLIC;
+         GRANT SELECT, INSERT, UPDATE ON requests TO PUBLIC;"
+    ));
+    s.say(
+        "worker A",
+        format_args!("{step} -> {}", told(&result, CREATED)),
+    );
+    if let Err(error) = &result {
+        // The worker's right to make temporary relations is the server's
+        // (PUBLIC's TEMP on the database), not the learner's file's.
+        return Err(s.not_checked(step, describe_error(error)));
+    }
+
+    let step = format!("apply({A}, generation 1, \"r2\", +1000) {WORKER_TEMPORARY_RELATIONS}");
+    let got = describe(&worker.apply(A, 1, "r2", 1000));
+    s.say("worker A", format_args!("{step} -> {got}"));
+    s.same(&step, stale(1, 2), got)?;
+    s.observe(A, 2, 0, &[])?;
+
+    s.apply("worker A", &mut worker, (A, 2, "r3", 5), applied(5))?;
+    s.observe(A, 2, 5, &[rec(A, "r3", 5, 5, 2)])
+}
+
+/// L8.6: the authority may install, and nothing else. Its call of `apply`,
+/// its own `UPDATE` of the value, `INSERT` of a record and `DELETE` of the
+/// records are each refused by the database as a permission and change
+/// nothing; its install still lands.
+pub fn authority_only_installs(o: &dyn Observer, lab: &SqlLab) -> Result<(), Halt> {
+    let s = Stage::new(o, "L8.6", lab);
+    let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+
+    s.install("authority", &mut authority, A, 2, INSTALLED)?;
+    s.apply("worker A", &mut worker, (A, 2, "r1", 5), applied(5))?;
+
+    let step = format!("the authority calls apply({A}, generation 2, \"r2\", +1000)");
+    let result = s.lab.apply_as(AUTHORITY, A, 2, "r2", 1000);
+    denied(&s, "authority", &step, &result, &describe(&result))?;
+    let step = "the authority's own UPDATE resources SET value = 1000";
+    let result = s.lab.write_value_as(AUTHORITY, A, 1000);
+    denied(&s, "authority", step, &result, WRITTEN)?;
+    let step = "the authority's own INSERT INTO requests of r3 (+1000), never applied";
+    let result = s.lab.insert_record_as(AUTHORITY, A, "r3", 1000, 2);
+    denied(&s, "authority", step, &result, WRITTEN)?;
+    let step = format!("the authority's own DELETE FROM requests WHERE resource = '{A}'");
+    let result = s.lab.delete_records_as(AUTHORITY, A);
+    denied(&s, "authority", &step, &result, WRITTEN)?;
+    s.observe(A, 2, 5, &[rec(A, "r1", 5, 5, 2)])?;
+
+    // Its own part still works.
+    s.install("authority", &mut authority, A, 3, INSTALLED)?;
+    s.apply("worker A", &mut worker, (A, 2, "r4", 5), stale(2, 3))?;
+    s.state(A, 3, 5)
 }

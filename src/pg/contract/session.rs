@@ -83,25 +83,7 @@ impl crate::Session for SqlSession {
     ) -> Result<Outcome, LabError> {
         let worker = self.as_role(WORKER)?;
         let result = gate::serve(worker, &[], |db| {
-            let row = db
-                .client()
-                .query_one(
-                    "SELECT outcome, value_after FROM apply($1, $2, $3, $4)",
-                    &[&resource, &generation, &request_id, &delta],
-                )
-                .map_err(|error| refusal(error, "apply", resource, request_id, delta))?;
-            let (outcome, result): (Option<String>, Option<i64>) = (row.get(0), row.get(1));
-            match (outcome.as_deref(), result) {
-                (Some("applied"), Some(result)) => Ok(Outcome::Applied { result }),
-                (Some("replayed"), Some(result)) => Ok(Outcome::Replayed { result }),
-                (outcome, result) => Err(LabError::Panicked {
-                    function: "apply",
-                    message: format!(
-                        "returned outcome {outcome:?}, value_after {result:?}: \
-                         the outcome is 'applied' or 'replayed', with the value"
-                    ),
-                }),
-            }
+            call_apply(db, resource, generation, request_id, delta)
         });
         settled(worker, result)
     }
@@ -143,6 +125,110 @@ impl crate::Session for SqlSession {
 
     fn unobserved(&self) -> Option<&'static str> {
         None
+    }
+}
+
+impl SqlSession {
+    /// Runs `sql` (a batch) as the worker, on the session its `apply`
+    /// calls run on: what it leaves in that session (a temporary relation,
+    /// a setting) is in place for the calls that follow (lesson L8's
+    /// steps).
+    pub fn as_worker(&mut self, sql: &str) -> Result<(), LabError> {
+        let worker = self.as_role(WORKER)?;
+        let result = worker.client().batch_execute(sql).map_err(LabError::from);
+        settled(worker, result)
+    }
+}
+
+/// What a role may try beyond its part, each on a new session logged in
+/// as the role, in a transaction of its own: lesson L8's steps (the rest
+/// are in the parent module).
+impl SqlLab {
+    /// `role` calls `apply`.
+    pub fn apply_as(
+        &self,
+        role: &str,
+        resource: &str,
+        generation: i64,
+        request_id: &str,
+        delta: i64,
+    ) -> Result<Outcome, LabError> {
+        let mut session = self.session_as(role)?;
+        let result = call_apply(&mut session, resource, generation, request_id, delta);
+        settled(&mut session, result)
+    }
+
+    /// `role`'s own `INSERT` of a record into `requests`, of a request
+    /// that was never applied.
+    pub fn insert_record_as(
+        &self,
+        role: &str,
+        resource: &str,
+        request_id: &str,
+        delta: i64,
+        generation: i64,
+    ) -> Result<(), LabError> {
+        self.write_as(
+            role,
+            "INSERT INTO requests (resource, request_id, delta, result, generation)
+             VALUES ($1, $2, $3, $3, $4)",
+            &[&resource, &request_id, &delta, &generation],
+        )
+    }
+
+    /// `role`'s own `DELETE` of a resource's records.
+    pub fn delete_records_as(&self, role: &str, resource: &str) -> Result<(), LabError> {
+        self.write_as(
+            role,
+            "DELETE FROM requests WHERE resource = $1",
+            &[&resource],
+        )
+    }
+
+    fn write_as(
+        &self,
+        role: &str,
+        sql: &str,
+        params: &[&(dyn postgres::types::ToSql + Sync)],
+    ) -> Result<(), LabError> {
+        let mut session = self.session_as(role)?;
+        let written = session
+            .client()
+            .execute(sql, params)
+            .map(|_| ())
+            // A rule of the schema refuses with the functions' refusals.
+            .map_err(|error| refusal(error, "a rule of the schema", "", "", 0));
+        settled(&mut session, written)
+    }
+}
+
+/// One call of the `apply` function on `db`, as whichever role `db` is
+/// logged in as, its answer read and its refusal typed.
+fn call_apply(
+    db: &mut PgDestination,
+    resource: &str,
+    generation: i64,
+    request_id: &str,
+    delta: i64,
+) -> Result<Outcome, LabError> {
+    let row = db
+        .client()
+        .query_one(
+            "SELECT outcome, value_after FROM apply($1, $2, $3, $4)",
+            &[&resource, &generation, &request_id, &delta],
+        )
+        .map_err(|error| refusal(error, "apply", resource, request_id, delta))?;
+    let (outcome, result): (Option<String>, Option<i64>) = (row.get(0), row.get(1));
+    match (outcome.as_deref(), result) {
+        (Some("applied"), Some(result)) => Ok(Outcome::Applied { result }),
+        (Some("replayed"), Some(result)) => Ok(Outcome::Replayed { result }),
+        (outcome, result) => Err(LabError::Panicked {
+            function: "apply",
+            message: format!(
+                "returned outcome {outcome:?}, value_after {result:?}: \
+                 the outcome is 'applied' or 'replayed', with the value"
+            ),
+        }),
     }
 }
 

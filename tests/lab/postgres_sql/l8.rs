@@ -37,3 +37,20 @@ fn l8_4_what_stays_open_is_shown(lab: Lab) {
     let c = claim("L8.4");
     c.run(l8::what_stays_open(&c, &lab));
 }
+
+/// With the worker's own temporary relations named resources and requests
+/// in place, its stale request is still refused and changes nothing; its
+/// current one lands in the lab's tables.
+#[rstest]
+fn l8_5_the_worker_cannot_redirect_the_functions(lab: Lab) {
+    let c = claim("L8.5");
+    c.run(l8::worker_cannot_redirect(&c, &lab));
+}
+
+/// The authority's call of apply and its own writes of the tables are
+/// refused and change nothing; its install still lands.
+#[rstest]
+fn l8_6_the_authority_may_install_and_nothing_else(lab: Lab) {
+    let c = claim("L8.6");
+    c.run(l8::authority_only_installs(&c, &lab));
+}

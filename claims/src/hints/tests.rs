@@ -1,0 +1,297 @@
+//! Steps as the committed mutants fail them, and the hint each gets.
+
+use super::*;
+
+fn hint(claim: &str, track: Track, step: &str, expected: &str, got: &str) -> &'static str {
+    for_step(crate::claim(claim).unwrap(), track, step, expected, got).id
+}
+
+#[test]
+fn a_stub_is_a_stub_on_every_track() {
+    let got = "apply is not implemented yet: open exercises/apply.rs";
+    for track in Track::ALL {
+        assert_eq!(
+            hint("L1.1", track, "apply", "applied, result 5", got),
+            "not-implemented"
+        );
+    }
+}
+
+#[test]
+fn generation_hints_follow_what_was_answered() {
+    let stale = "rejected: stale generation: presented 1, installed 2";
+    let never = "rejected: generation never issued: presented 3, installed 2";
+    let s = Track::Sqlite;
+    assert_eq!(
+        hint("L2.2", s, "apply", never, "applied, result 1"),
+        "generation-accepted"
+    );
+    assert_eq!(
+        hint("L2.2", s, "apply", never, stale),
+        "stale-or-never-issued"
+    );
+    assert_eq!(
+        hint("L4.9", s, "apply", stale, "replayed, original result 5"),
+        "stale-replayed"
+    );
+    assert_eq!(
+        hint("L2.3", s, "apply", "applied, result 5", stale),
+        "current-refused"
+    );
+}
+
+#[test]
+fn duplicate_hints_follow_what_was_answered() {
+    let s = Track::Sqlite;
+    let replay = |result: i64| format!("replayed, original result {result}");
+    assert_eq!(
+        hint("L4.2", s, "apply", &replay(7), &replay(12)),
+        "replay-wrong-result"
+    );
+    assert_eq!(
+        hint("L4.1", s, "apply", &replay(5), "applied, result 10"),
+        "replay-applied-again"
+    );
+    assert_eq!(
+        hint("L4.11", s, "apply", "applied, result 14", &replay(7)),
+        "new-request-replayed"
+    );
+    let conflict =
+        "rejected: conflicting request \"r1\": recorded with delta 7, presented with delta 9";
+    assert_eq!(
+        hint("L4.3", s, "apply", conflict, &replay(7)),
+        "conflict-replayed"
+    );
+    let unique = "database error: UNIQUE constraint failed: requests.resource, requests.request_id";
+    assert_eq!(
+        hint("L4.7", s, "apply", &replay(5), unique),
+        "duplicate-insert"
+    );
+    // A model step that delivered twice: the differing half decides.
+    assert_eq!(
+        hint(
+            "L2.7",
+            s,
+            "case 2",
+            "applied, result 0 and replayed, original result 0",
+            &format!("applied, result 0 and {unique}")
+        ),
+        "duplicate-insert"
+    );
+}
+
+#[test]
+fn input_hints_do_not_blame_apply_for_install() {
+    let s = Track::Sqlite;
+    let below = "rejected: generation must be at least 1, got 0";
+    assert_eq!(
+        hint(
+            "L6.1",
+            s,
+            "install_generation(fund-A, 0)",
+            below,
+            "installed"
+        ),
+        "bad-input"
+    );
+    let check = "database error: CHECK constraint failed: request_id <> ''";
+    assert_eq!(
+        hint("L6.1", s, "apply", "rejected: empty request id", check),
+        "bad-input"
+    );
+    let overflow = "rejected: value overflow: 5 + 9223372036854775807 does not fit in an i64";
+    assert_eq!(
+        hint(
+            "L6.1",
+            s,
+            "apply",
+            overflow,
+            "applied, result -9223372036854775804"
+        ),
+        "overflow"
+    );
+}
+
+#[test]
+fn records_and_state_hints_say_which_way_they_differ() {
+    let s = Track::Sqlite;
+    let r0 = "fund-A r0 delta +5 result 5 generation 2";
+    let r1 = "fund-A r1 delta +5 result 10 generation 2";
+    assert_eq!(
+        hint("L1.2", s, "records of fund-A", r0, "no records"),
+        "record-missing"
+    );
+    assert_eq!(
+        hint("L4.8", s, "records of fund-A", r0, &format!("{r0}; {r1}")),
+        "record-on-refusal"
+    );
+    let rewritten = "fund-A r0 delta +5 result 5 generation 3";
+    assert_eq!(
+        hint("L4.7", s, "records of fund-A", r0, rewritten),
+        "record-differs"
+    );
+    assert_eq!(
+        hint(
+            "L5.1",
+            s,
+            "observe fund-A",
+            "generation 1, value 2",
+            "generation 1, value 7"
+        ),
+        "value-differs"
+    );
+}
+
+#[test]
+fn paused_hints_tell_a_lock_held_too_little_from_too_wide() {
+    let p = Track::Postgres;
+    let held = "contention: another connection holds the lock";
+    let expected = format!("probe fund-A: {held}; install fund-A: {held}");
+    let through = "probe fund-A: acquired the row lock; install fund-A: installed";
+    assert_eq!(
+        hint("L3.2", p, "while apply was paused", &expected, through),
+        "lock-not-held"
+    );
+    let stale = format!(
+        "probe fund-A: {held}; install fund-A: rejected: stale generation: presented 1, installed 2"
+    );
+    assert_eq!(
+        hint(
+            "L3.3",
+            p,
+            "while install_generation was paused",
+            &expected,
+            &stale
+        ),
+        "contention-answered"
+    );
+    let wide = format!("probe fund-A: {held}; probe fund-B: acquired the row lock");
+    let narrow = format!("probe fund-A: {held}; probe fund-B: {held}");
+    assert_eq!(
+        hint("L3.7", p, "while apply was paused", &wide, &narrow),
+        "lock-too-wide"
+    );
+    assert_eq!(
+        hint(
+            "L1.4",
+            p,
+            "the authority's process, while worker 1 is paused",
+            held,
+            "installed"
+        ),
+        "lock-not-held"
+    );
+}
+
+#[test]
+fn etcd_hints_speak_of_the_worker_not_of_apply() {
+    let e = Track::Etcd;
+    let never = "rejected: generation never issued: presented 6, installed 1";
+    assert_eq!(
+        hint("L7.1", e, "worker 2's job", "applied, result 3", never),
+        "etcd-token-not-installed"
+    );
+    let stop = "it stops (LabError::Superseded) and never calls apply";
+    assert_eq!(
+        hint(
+            "L7.4",
+            e,
+            "worker 1, woken",
+            stop,
+            "applied, result 8; apply called 1 time(s)"
+        ),
+        "etcd-acted-without-authority"
+    );
+    assert_eq!(
+        hint(
+            "L7.3",
+            e,
+            "worker 2",
+            "a generation above worker 1's 1",
+            "generation 1"
+        ),
+        "etcd-token-not-rising"
+    );
+    assert_eq!(
+        hint(
+            "L7.5",
+            e,
+            "the retry",
+            "replayed, original result 5",
+            "applied, result 13"
+        ),
+        "etcd-request-id"
+    );
+    let superseded = "stopped: superseded: this worker's token is 4985100220423714140, the destination has 4985100220423714146 installed";
+    assert_eq!(
+        hint(
+            "L7.6",
+            e,
+            "the late worker",
+            "applied, result 8",
+            superseded
+        ),
+        "L7.6"
+    );
+}
+
+#[test]
+fn sql_hints_speak_of_the_roles_and_the_search_path() {
+    let q = Track::PostgresSql;
+    let stale = "rejected: stale generation: presented 1, installed 2";
+    // mutant-no-fixed-search-path: the worker's view is read.
+    let shadowed =
+        format!("apply(fund-A, generation 1, \"r2\", +1000) {WORKER_TEMPORARY_RELATIONS}");
+    assert_eq!(
+        hint("L8.5", q, &shadowed, stale, "applied, result 1000"),
+        "L8.5"
+    );
+    // The same answer without the relations is the generation's hint.
+    let plain = "apply(fund-A, generation 1, \"r1\", +1000)";
+    assert_eq!(
+        hint("L8.5", q, plain, stale, "applied, result 1000"),
+        "generation-accepted"
+    );
+    // mutant-authority-granted-apply-and-tables: the authority's apply
+    // runs, and its own write goes through.
+    let denied = "refused: permission denied";
+    assert_eq!(
+        hint(
+            "L8.6",
+            q,
+            "the authority calls apply(fund-A, generation 2, \"r2\", +1000)",
+            denied,
+            "applied, result 1005"
+        ),
+        "L8.6"
+    );
+    assert_eq!(
+        hint(
+            "L8.6",
+            q,
+            "the authority's own UPDATE resources SET value = 1000",
+            denied,
+            "written"
+        ),
+        "L8.6"
+    );
+}
+
+#[test]
+fn every_hint_has_three_levels_and_a_claim_hint_for_every_claim() {
+    for hint in OBSERVED {
+        assert!(
+            hint.levels.iter().all(|level| !level.is_empty()),
+            "{}",
+            hint.id
+        );
+        assert!(hint.levels[0].ends_with('?'), "{}'s level 1 asks", hint.id);
+    }
+    for claim in crate::CLAIMS {
+        assert!(
+            CLAIMS.iter().any(|(id, _, _)| *id == claim.id),
+            "{} has no hint",
+            claim.id
+        );
+    }
+}

@@ -14,6 +14,7 @@
 
 use crate::{Claim, Track};
 
+mod premise;
 #[cfg(test)]
 mod tests;
 mod texts;
@@ -69,31 +70,50 @@ pub const WORKER_TEMPORARY_RELATIONS: &str = "with the worker's temporary relati
 
 /// The hint for a step of `claim` on `track` (what the test did, `step`)
 /// that expected `expected` and got `got`, all three as the failure prints
-/// them.
+/// them: the one the observation selects, if what it takes for granted
+/// holds for this step ([`premise`]), or else a neutral one that names the
+/// printed difference and asks about it.
 pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &str) -> Hint {
+    let id = selected(claim, track, step, expected, got);
+    let shown = premise::Step::new(step, expected, got);
+    let id = if premise::holds(id, &shown) {
+        id
+    } else {
+        neutral(&shown)
+    };
+    by_id(id, track).unwrap_or_else(|| for_claim(claim, track))
+}
+
+/// Whether hint `id`'s premise holds for a step that printed `step`,
+/// `expected` and `got`: what `.ci/hint-premises` asks of every failure a
+/// graded run printed.
+pub fn premise_holds(id: &str, step: &str, expected: &str, got: &str) -> bool {
+    premise::holds(id, &premise::Step::new(step, expected, got))
+}
+
+/// The neutral hint for a step whose selected hint takes something for
+/// granted that the step does not show: a fault the call relabelled, an
+/// answer of the right kind with other numbers, or another answer.
+fn neutral(step: &premise::Step<'_>) -> &'static str {
+    let (expected, got) = (Seen::of(step.expected), Seen::of(step.got));
+    if expected == Seen::Fault && got != Seen::Fault {
+        "fault-relabelled"
+    } else if expected == got && premise::holds("other-numbers", step) {
+        "other-numbers"
+    } else {
+        "answer-differs"
+    }
+}
+
+/// The hint the observation selects, by id (a claim's id for its own
+/// hint), before its premise is checked.
+fn selected(claim: &Claim, track: Track, step: &str, expected: &str, got: &str) -> &'static str {
     let seen = Seen::of(got);
     // A stub or a panic says the same thing on every track.
     match seen {
-        Seen::NotImplemented => return find("not-implemented", track),
-        Seen::Panicked => return find("panicked", track),
+        Seen::NotImplemented => return "not-implemented",
+        Seen::Panicked => return "panicked",
         _ => {}
-    }
-    // On etcd the destination is the lab's reference; what a step shows is
-    // what the learner's worker did with its token and its request id.
-    let (expected, got) = first_difference(expected, got);
-    if track == Track::Etcd {
-        return etcd(expected, got).map_or_else(|| for_claim(claim, track), |id| find(id, track));
-    }
-    // The step shows the call paused between two of its own transactions
-    // (another actor acted there), and it failed.
-    if step.contains(TRANSACTION_ENDED) {
-        return find("decided-in-another-transaction", track);
-    }
-    // An install got in while the call was paused after a read, and the
-    // call then met contention: the install had committed by then, so the
-    // call could not take the lock it had put off taking.
-    if step.contains(INSTALL_GOT_IN) && Seen::of(got) == Seen::Contention {
-        return find("lock-taken-after-the-read", track);
     }
     // Two different requests at once, both answered applied, and the value
     // is not where both effects put it: one effect was lost.
@@ -101,34 +121,52 @@ pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &s
         && got.matches("-> applied").count() == 2
         && value_after(got) != value_after(expected)
     {
-        return find("lost-update", track);
+        return "lost-update";
+    }
+    // On etcd the destination is the lab's reference; what a step shows is
+    // what the learner's worker did with its token and its request id.
+    let (expected, got) = first_difference(expected, got);
+    if track == Track::Etcd {
+        return etcd(expected, got).unwrap_or(claim.id);
+    }
+    // The step shows the call paused between two of its own transactions
+    // (another actor acted there), and it failed.
+    if step.contains(TRANSACTION_ENDED) {
+        return "decided-in-another-transaction";
+    }
+    // An install got in while the call was paused after a read, and the
+    // call then met contention: the install had committed by then, so the
+    // call could not take the lock it had put off taking.
+    if step.contains(INSTALL_GOT_IN) && Seen::of(got) == Seen::Contention {
+        return "lock-taken-after-the-read";
     }
     // The step's call found the worker's own temporary relations where it
     // looked for the lab's tables: the claim's own hint speaks to that.
     if step.contains(WORKER_TEMPORARY_RELATIONS) {
-        return for_claim(claim, track);
+        return claim.id;
     }
     let (expected_seen, got_seen) = (Seen::of(expected), Seen::of(got));
     // The test ran another actor while a call of the learner's was paused,
     // and expected it to meet that call's lock.
     if step.contains("while") && step.contains("paused") && expected_seen == Seen::Contention {
         if got.contains("generation was read while") {
-            return find("read-without-lock", track);
+            return "read-without-lock";
         }
         match got_seen {
             Seen::Contention => {}
+            Seen::Applied(_) | Seen::Installed => return "lock-not-held",
             Seen::Stale
             | Seen::NeverIssued
             | Seen::NotHigher
             | Seen::Replayed(_)
-            | Seen::Conflict => {
-                return find("contention-answered", track);
-            }
-            _ => return find("lock-not-held", track),
+            | Seen::Conflict
+            | Seen::Unknown
+            | Seen::Overflow
+            | Seen::BadInput => return "contention-answered",
+            _ => {}
         }
     }
-    observed(expected_seen, got_seen, expected, got)
-        .map_or_else(|| for_claim(claim, track), |id| find(id, track))
+    observed(expected_seen, got_seen, expected, got).unwrap_or(claim.id)
 }
 
 /// The number after `value ` in a step's line, if it names one.
@@ -175,11 +213,24 @@ fn first_difference<'a>(expected: &'a str, got: &'a str) -> (&'a str, &'a str) {
         line.strip_prefix("apply returned ").unwrap_or(line)
     };
     let (expected, got) = (first(expected), first(got));
-    expected
+    let (expected, got) = expected
         .split(" and ")
         .zip(got.split(" and "))
         .find(|(expected, got)| expected != got)
-        .unwrap_or((expected, got))
+        .unwrap_or((expected, got));
+    // Answers of several callers (`r1 -> …; r2 -> …; value …`): the first
+    // caller answered otherwise, less its name.
+    if !(expected.contains(" -> ") && got.contains(" -> ")) {
+        return (expected, got);
+    }
+    let answer = |part: &'a str| part.split_once(" -> ").map_or(part, |(_, answer)| answer);
+    expected
+        .split("; ")
+        .zip(got.split("; "))
+        .find(|(expected, got)| expected != got && expected.contains(" -> "))
+        .map_or((expected, got), |(expected, got)| {
+            (answer(expected), answer(got))
+        })
 }
 
 /// The claim's own hint, for a step whose observation says nothing more
@@ -201,15 +252,6 @@ pub fn for_claim(claim: &Claim, track: Track) -> Hint {
         id: claim.id,
         levels,
     }
-}
-
-fn find(id: &str, track: Track) -> Hint {
-    let hint = OBSERVED
-        .iter()
-        .copied()
-        .find(|hint| hint.id == id)
-        .unwrap_or(OBSERVED[0]);
-    on_track(hint, track)
 }
 
 /// A hint whose answer names SQLite's lock reads PostgreSQL's on that track;
@@ -428,11 +470,7 @@ fn paused_parts(line: &str) -> Vec<(&str, &str)> {
 /// what the call does not touch (`lock-too-wide`).
 fn paused(expected: &str, got: &str) -> Option<&'static str> {
     let (expected, got) = (paused_parts(expected), paused_parts(got));
-    let through = |met: &str| {
-        ["acquired", "installed", "applied"]
-            .iter()
-            .any(|ok| met.starts_with(ok))
-    };
+    let through = premise::through;
     let pairs = || {
         expected.iter().filter_map(|(what, due)| {
             got.iter()
@@ -458,18 +496,7 @@ fn paused(expected: &str, got: &str) -> Option<&'static str> {
 /// Which records hint fits: none where some were due, some where none were,
 /// or the same requests with other contents.
 fn records(expected: &str, got: &str) -> &'static str {
-    let ids = |line: &str| -> Vec<String> {
-        if line == "no records" {
-            return Vec::new();
-        }
-        let mut ids: Vec<String> = line
-            .split("; ")
-            .map(|record| record.split(" delta ").next().unwrap_or(record).to_owned())
-            .collect();
-        ids.sort();
-        ids
-    };
-    let (expected_ids, got_ids) = (ids(expected), ids(got));
+    let (expected_ids, got_ids) = (premise::record_ids(expected), premise::record_ids(got));
     let within = |small: &[String], large: &[String]| small.iter().all(|id| large.contains(id));
     if expected_ids == got_ids {
         "record-differs"

@@ -277,6 +277,76 @@ fn sql_hints_speak_of_the_roles_and_the_search_path() {
     );
 }
 
+/// The steps issue 29 met, where the hint once said what the step did not
+/// show: each now gets a hint whose premise holds.
+#[test]
+fn a_hint_never_says_what_the_step_does_not_show() {
+    let s = Track::Sqlite;
+    // A refusal of the right kind with other numbers: nothing was accepted.
+    assert_eq!(
+        hint(
+            "L1.1",
+            s,
+            "apply(fund-A, generation 1, \"r2\", +5)",
+            "rejected: stale generation: presented 1, installed 2",
+            "rejected: stale generation: presented 1, installed 1"
+        ),
+        "other-numbers"
+    );
+    // A fault the call relabelled, as contention or as a refusal.
+    let fault = "injected fault: between the value and the record";
+    for got in [
+        "contention: another connection holds the lock",
+        "rejected: stale generation: presented 1, installed 1",
+    ] {
+        assert_eq!(
+            hint(
+                "L5.1",
+                s,
+                "apply(fund-A, generation 1, \"r1\", +5)",
+                fault,
+                got
+            ),
+            "fault-relabelled"
+        );
+    }
+    // The same requests recorded, one with another result.
+    assert_eq!(
+        hint(
+            "L4.1",
+            s,
+            "records of fund-A",
+            "fund-A r1 delta +5 result 5 generation 1",
+            "fund-A r1 delta +5 result 0 generation 1"
+        ),
+        "record-differs"
+    );
+    // Two requests at once whose line tells answers, value and records.
+    let due = "r1-1 -> applied, result 5; r2-1 -> applied, result 15; value 15; records: fund-A r1-1 delta +5 result 5 generation 1; fund-A r2-1 delta +10 result 15 generation 1 (or r2-1 first)";
+    let lost = "r1-1 -> applied, result 5; r2-1 -> applied, result 10; value 5; records: fund-A r1-1 delta +5 result 5 generation 1; fund-A r2-1 delta +10 result 10 generation 1";
+    assert_eq!(
+        hint(
+            "L3.8",
+            s,
+            "r1-1 paused after the generation was read (its checkpoint 1) while r2-1 ran to its end",
+            due,
+            lost
+        ),
+        "lost-update"
+    );
+}
+
+#[test]
+fn every_observation_hint_has_a_premise() {
+    for hint in OBSERVED {
+        assert!(
+            premise::written_for(hint.id),
+            "{} has no premise in hints/premise.rs",
+            hint.id
+        );
+    }
+}
+
 #[test]
 fn every_hint_has_three_levels_and_a_claim_hint_for_every_claim() {
     for hint in OBSERVED {

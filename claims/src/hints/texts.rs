@@ -113,7 +113,7 @@ pub(super) const OBSERVED: &[Hint] = &[
     Hint {
         id: "stale-replayed",
         levels: [
-            "The request came with a generation that is not the installed one, and your apply answered it from its record. Which does your apply look at first: the generation or the record?",
+            "The request came with a generation that is not the installed one, and your apply answered it as a replay (see `got`). Which does your apply look at first: the generation or the record?",
             "A worker whose authority is gone must learn nothing, not even an old result; and the generation says who may act, whatever was recorded.",
             "Compare the presented generation with the installed one first; look the record up only once they are equal.",
         ],
@@ -121,7 +121,7 @@ pub(super) const OBSERVED: &[Hint] = &[
     Hint {
         id: "stale-compared-with-record",
         levels: [
-            "The request came with a generation that is not the installed one, and your apply compared it with a stored record. In which order does your apply check the generation and the record?",
+            "The request came with a generation that is not the installed one, and your apply called it a conflict with another request (see `got`). In which order does your apply check the generation and the record?",
             "The generation decides whether this worker may ask at all; only then does the record say what happened to its request.",
             "Compare the presented generation with the installed one first; look the record up only once they are equal.",
         ],
@@ -249,7 +249,7 @@ pub(super) const OBSERVED: &[Hint] = &[
     Hint {
         id: "record-missing",
         levels: [
-            "The observer misses a record that an applied request should have left. Does your apply store a record, and is it committed with the value?",
+            "The observer misses a record that a request applied in this test should have left (see `expected`). Which call should have stored it, was it committed with the value, and did a later call remove it?",
             "The record is what makes a later copy a replay: it must be stored exactly when the value is.",
             "`tx.insert_record(...)` in the same transaction as `tx.set_value(...)`, before `tx.commit()`.",
         ],
@@ -284,6 +284,30 @@ pub(super) const OBSERVED: &[Hint] = &[
             "Another install got in while your call was paused after a read (see the step), and your call then met contention, though that install had committed by then. What lock did your transaction hold when it read, and when did it ask for the lock it needed to write?",
             "A transaction that reads before it holds the write lock can be overtaken: once another writer commits, it cannot take the lock on what it read (SQLite in WAL mode answers busy). Nothing wrong was written, but the request failed where it could have been decided.",
             "Take the lock before the read: begin with `db.begin(TransactionBehavior::Immediate)`, then read the generation and decide.",
+        ],
+    },
+    Hint {
+        id: "fault-relabelled",
+        levels: [
+            "The test injected a fault into one of your call's statements (see `expected`), and your call answered something else (see `got`). Where does your code turn an error it did not expect into another answer?",
+            "A fault in the middle of a call is the database's answer, not the contract's. Passed on, it tells the caller to retry; turned into contention, a refusal or a success, it tells the caller something that did not happen.",
+            "Let every error you do not handle on purpose through unchanged with `?`, and build a `LabError` of your own only for the contract's refusals.",
+        ],
+    },
+    Hint {
+        id: "other-numbers",
+        levels: [
+            "Your call gave the kind of answer the step expected, with other numbers (compare `expected` and `got`). Where do the numbers in your answer come from, and when were they read?",
+            "A refusal names what was presented and what is installed; a result is the value after the delta, or the first apply's result on a replay. Each number comes from what the call read in its own transaction, or from its arguments.",
+            "Fill each field of the answer from this call: the presented generation from the argument, the installed one from the resource's row read under the lock, the result from the value written or the record found.",
+        ],
+    },
+    Hint {
+        id: "answer-differs",
+        levels: [
+            "Your call answered what `got` shows where the step expected what `expected` shows. Which decision in your code leads to that answer, and what had it read when it made it?",
+            "Run the claim's tests alone (the `alone:` command) and follow the step: compare each decision your function makes with the claim's statement, in order.",
+            "Make the decision the claim states, in the transaction that writes, from what that transaction read.",
         ],
     },
     Hint {

@@ -1,0 +1,60 @@
+//! Checks the hints a graded run printed against what each step showed:
+//! reads one failure a line on standard input, `ID<TAB>STEP<TAB>EXPECTED<TAB>GOT`
+//! (each field with `\\`, `\n` and `\t` escaped), and fails on any hint whose
+//! premise does not hold for its step (`lab_claims::hints::premise_holds`).
+//! `.ci/hint-premises` gathers the failures from the graded classes and from
+//! cargo-mutants' logs.
+
+use std::io::{self, BufRead};
+use std::process::ExitCode;
+
+fn unescape(field: &str) -> String {
+    let mut out = String::with_capacity(field.len());
+    let mut chars = field.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+fn main() -> ExitCode {
+    let (mut checked, mut false_premises) = (0usize, Vec::new());
+    for line in io::stdin().lock().lines() {
+        let Ok(line) = line else {
+            eprintln!("hint-premises: standard input is not text");
+            return ExitCode::FAILURE;
+        };
+        let fields: Vec<String> = line.split('\t').map(unescape).collect();
+        let [id, step, expected, got] = fields.as_slice() else {
+            eprintln!("hint-premises: not four fields: {line}");
+            return ExitCode::FAILURE;
+        };
+        checked += 1;
+        if !lab_claims::hints::premise_holds(id, step, expected, got) {
+            false_premises.push(format!(
+                "[hint {id}] on step {step:?}\n    expected: {expected}\n    got:      {got}"
+            ));
+        }
+    }
+    println!("{checked} shown hints checked against their steps");
+    if false_premises.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    println!(
+        "{} shown where the step does not show their premise:",
+        false_premises.len()
+    );
+    for failure in &false_premises {
+        println!("  {failure}");
+    }
+    ExitCode::FAILURE
+}

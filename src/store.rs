@@ -32,6 +32,13 @@ pub trait Store: Clone + 'static {
 
     /// The counterexample of L5.4: an old generation restored.
     fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError>;
+
+    /// Puts the lab back to how it was made: `fund-A` and `fund-B` at
+    /// generation 1, value 0, no records, no other resource. For a test
+    /// that runs many short cases on one lab (L2.7's model), where a new
+    /// lab per case would cost more than the case. Open sessions stay
+    /// usable; none may be inside a transaction.
+    fn restart(&self) -> Result<(), LabError>;
 }
 
 /// One connection, as a worker or the authority holds it.
@@ -97,6 +104,10 @@ impl Store for crate::Lab {
     fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
         crate::counterexample::restore_generation(self, resource, generation)
     }
+
+    fn restart(&self) -> Result<(), LabError> {
+        crate::Lab::restart(self)
+    }
 }
 
 impl Session for crate::Destination {
@@ -158,6 +169,10 @@ impl Store for crate::pg::PgLab {
 
     fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
         crate::counterexample::restore_generation(self, resource, generation)
+    }
+
+    fn restart(&self) -> Result<(), LabError> {
+        crate::pg::PgLab::restart(self)
     }
 }
 

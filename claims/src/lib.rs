@@ -316,7 +316,7 @@ pub const CLAIMS: &[Claim] = &[
                small pure model of the contract",
         points: 1,
         files: BOTH,
-        tracks: SQLITE,
+        tracks: EVERYWHERE,
     },
     Claim {
         id: "L3.1",

@@ -482,4 +482,8 @@ impl Store for SqlLab {
     fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
         crate::counterexample::restore_generation(self, resource, generation)
     }
+
+    fn restart(&self) -> Result<(), LabError> {
+        self.lab.restart()
+    }
 }

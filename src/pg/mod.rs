@@ -123,9 +123,11 @@ const SCHEMA: &str = "
         generation bigint NOT NULL,
         PRIMARY KEY (resource, request_id)
     );
-
-    INSERT INTO resources (name, generation, value) VALUES ('fund-A', 1, 0), ('fund-B', 1, 0);
 ";
+
+/// The state every lab starts in: both resources at generation 1, value 0.
+const START: &str =
+    "INSERT INTO resources (name, generation, value) VALUES ('fund-A', 1, 0), ('fund-B', 1, 0);";
 
 /// How long a session waits for a lock.
 #[derive(Debug, Clone, Copy)]
@@ -234,7 +236,7 @@ impl PgLab {
             }
         }
         observer.batch_execute(&format!(
-            "BEGIN; CREATE SCHEMA {schema}; SET search_path = {schema};{SCHEMA}{}
+            "BEGIN; CREATE SCHEMA {schema}; SET search_path = {schema};{SCHEMA}{START}{}
              GRANT USAGE ON SCHEMA {schema} TO {LEARNER};
              GRANT SELECT, INSERT, UPDATE, DELETE ON resources, requests TO {LEARNER};
              COMMIT;",
@@ -374,6 +376,19 @@ impl PgLab {
                 .iter()
                 .map(record_from_row)
                 .collect())
+        })
+    }
+
+    /// Puts the lab back to how [`PgLab::new`] left it, in one transaction
+    /// on the observer's session: both resources at generation 1, value 0,
+    /// no records. For a test that runs many short cases on one lab (the
+    /// property test), where a new schema per case would cost more than the
+    /// case. Open sessions stay usable; none may be inside a transaction.
+    pub fn restart(&self) -> Result<(), LabError> {
+        self.observe(|client| {
+            Ok(client.batch_execute(&format!(
+                "BEGIN; DELETE FROM requests; DELETE FROM resources; {START} COMMIT;"
+            ))?)
         })
     }
 

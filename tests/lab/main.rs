@@ -18,11 +18,18 @@ mod verdict;
 //
 // The claims that hold on any destination are one set of files, compiled
 // here for SQLite and again under `postgres::` for the PostgreSQL track.
-// Inside each, `Lab` is that destination's lab and `claim` checks that
-// destination's track: for SQLite, the two below.
+// Inside each, `Lab` is that destination's lab, `lab` makes one and `claim`
+// checks that destination's track: for SQLite, the ones below. L2.7's model
+// takes its lab from `model_lab`.
 use support::{claim, lab};
 /// The destination of the SQLite track's shared claim files.
 type Lab = fencing_lab::Lab;
+
+/// L2.7's lab on SQLite: one file in WAL mode, where the model has always
+/// run, restarted for every case.
+fn model_lab() -> Lab {
+    Lab::new(fencing_lab::Journal::Wal).expect("the harness creates a lab")
+}
 
 mod l1_interleavings;
 mod l1_stale;

@@ -28,6 +28,11 @@ pub fn lab() -> Lab {
     })
 }
 
+/// L2.7's lab: a fresh one, as every test's, restarted for every case.
+pub fn model_lab() -> Lab {
+    lab()
+}
+
 /// Under the grader, starts the process's server on a thread of its own as
 /// soon as the verdict channel opens: `postgres::` sorts last, so the
 /// server's start (an `initdb`, about a second) overlaps the SQLite tests
@@ -53,6 +58,8 @@ pub fn claim(id: &str) -> Check {
 mod l1_stale;
 #[path = "l2_contract.rs"]
 mod l2_contract;
+#[path = "l2_model.rs"]
+mod l2_model;
 #[path = "l3_between_transactions.rs"]
 mod l3_between_transactions;
 #[path = "l3_two_requests.rs"]

@@ -43,6 +43,11 @@ pub fn lab() -> Lab {
     })
 }
 
+/// L2.7's lab: a fresh one, as every test's, restarted for every case.
+pub fn model_lab() -> Lab {
+    lab()
+}
+
 /// The checks of claim `id` on the SQL functions' track.
 pub fn claim(id: &str) -> Check {
     claim_on(Track::PostgresSql, id)
@@ -52,6 +57,8 @@ pub fn claim(id: &str) -> Check {
 mod l1_stale;
 #[path = "l2_contract.rs"]
 mod l2_contract;
+#[path = "l2_model.rs"]
+mod l2_model;
 #[path = "l3_two_requests.rs"]
 mod l3_two_requests;
 #[path = "l4_duplicates.rs"]

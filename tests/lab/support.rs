@@ -82,6 +82,11 @@ impl Check {
         self.claim.id
     }
 
+    /// The track the claim is checked on.
+    pub fn track(&self) -> Track {
+        self.track
+    }
+
     /// Fails the test with the claim, the step, what was expected, what
     /// happened, the file to open and the step's hint: a question chosen by
     /// what the step saw (`claims::hints::for_step`), with the command that

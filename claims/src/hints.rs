@@ -415,6 +415,9 @@ fn observed(
         (Applied(_) | Fault | Overflow, Replayed(_)) => "new-request-replayed",
         (Applied(_) | Fault | Overflow, Conflict) => "new-request-conflict",
         (Overflow, _) => "overflow",
+        // A request seen before is answered from its record, whatever its
+        // delta would do to the value now.
+        (Conflict | Replayed(_), Overflow) => "overflow-before-record",
         (_, BadInput | Overflow) => "valid-input-refused",
         (Unknown, _) => "unknown-resource",
         (_, Unknown) => "known-resource-refused",

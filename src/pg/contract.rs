@@ -212,10 +212,20 @@ impl SqlLab {
             "SET lock_timeout = '10s'; SET search_path = {schema}, pg_temp"
         ))?;
         let made = lab.observe(|client| Ok(Made::read(client, &schema)?))?;
-        owner
-            .client()
-            .batch_execute(CONTRACT)
-            .map_err(|error| not_loaded(&error))?;
+        {
+            // One file loads at a time in this process: a file may write a
+            // row the whole server shares (`ALTER DEFAULT PRIVILEGES`), and
+            // two labs writing it at once fail with "tuple concurrently
+            // updated", a harness race, not the learner's mistake.
+            static LOADING: Mutex<()> = Mutex::new(());
+            let _one = LOADING
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            owner
+                .client()
+                .batch_execute(CONTRACT)
+                .map_err(|error| not_loaded(&error))?;
+        }
         drop(owner);
         lab.setup(&format!("REVOKE CREATE ON SCHEMA {schema} FROM {OWNER}"))?;
         check_catalogue(&lab, &made)?;

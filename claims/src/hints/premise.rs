@@ -123,6 +123,7 @@ fn premise(id: &str, step: &Step<'_>) -> Option<bool> {
         // The input, by what the step expected.
         "overflow" => expected == Overflow,
         "bad-input" => expected == BadInput,
+        "overflow-before-record" => matches!(expected, Conflict | Replayed(_)) && got == Overflow,
         "valid-input-refused" => matches!(got, BadInput | Overflow) && expected != got,
         "unknown-resource" => expected == Unknown,
         "known-resource-refused" => got == Unknown && expected != Unknown,

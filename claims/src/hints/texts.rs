@@ -79,6 +79,14 @@ pub(super) const OBSERVED: &[Hint] = &[
         ],
     },
     Hint {
+        id: "overflow-before-record",
+        levels: [
+            "Your apply refused this request as an overflow, but the step expected the answer a request seen before gets (see `expected`). Which does your apply look at first: the record, or the value the delta would make?",
+            "A request id already recorded is answered from its record (a replay, or a conflict when the delta differs); its delta is never added again, so whether it would fit now does not matter.",
+            "Look the record up right after the generation check, and compute `value + delta` (with `checked_add`) only on the path that applies a new request.",
+        ],
+    },
+    Hint {
         id: "bad-input",
         levels: [
             "This input is malformed (see `expected`). Where does your function check its input, and does it check this case?",

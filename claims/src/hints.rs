@@ -115,6 +115,11 @@ fn selected(claim: &Claim, track: Track, step: &str, expected: &str, got: &str) 
         Seen::Panicked => return "panicked",
         _ => {}
     }
+    // The step shows the call paused between two of its own transactions
+    // (another actor acted there), and it failed.
+    if track != Track::Etcd && step.contains(TRANSACTION_ENDED) {
+        return "decided-in-another-transaction";
+    }
     // Two different requests at once, both answered applied, and the value
     // is not where both effects put it: one effect was lost.
     if step.contains("ran to its end")
@@ -128,11 +133,6 @@ fn selected(claim: &Claim, track: Track, step: &str, expected: &str, got: &str) 
     let (expected, got) = first_difference(expected, got);
     if track == Track::Etcd {
         return etcd(expected, got).unwrap_or(claim.id);
-    }
-    // The step shows the call paused between two of its own transactions
-    // (another actor acted there), and it failed.
-    if step.contains(TRANSACTION_ENDED) {
-        return "decided-in-another-transaction";
     }
     // An install got in while the call was paused after a read, and the
     // call then met contention: the install had committed by then, so the

@@ -281,17 +281,13 @@ pub fn implementation(track: Track) -> &'static str {
 fn first_failing(track: Track, first: &ClaimScore, run_problem: bool) -> String {
     let claim = first.claim;
     let files = claim.files_on(track);
-    // The claim's prefix selects its tests on every track the build has.
-    let features = match track {
-        Track::Sqlite => "",
-        Track::Postgres => "--features postgres ",
-        Track::Etcd => "--features etcd ",
-        Track::PostgresSql => "--features postgres-sql ",
-    };
+    // The track's feature, and filters that select this track's tests of
+    // the claim and no other track's.
+    let alone = claim.test_command(track, first.tests.iter().map(String::as_str));
     let mut out = String::new();
     let _ = writeln!(out, "\nFirst failing claim: {} {}", claim.id, claim.text);
     let _ = writeln!(out, "  open:  {}", files.join(" and "));
-    let _ = writeln!(out, "  alone: cargo test {features}{}", claim.test_prefix());
+    let _ = writeln!(out, "  alone: {alone}");
     let _ = writeln!(out, "  more:  {}", claim.hint_command(track));
     match (&first.first_failure, first.status) {
         (Some((test, failure)), _) => {

@@ -247,11 +247,20 @@ impl TrackScore {
             .all(|claim| claim.status == Status::Pass)
     }
 
-    /// The first claim that did not pass, in the catalogue's order.
+    /// The first graded claim (worth points) that did not pass, in the
+    /// catalogue's order: what the learner fixes next.
     pub fn first_not_passing(&self) -> Option<&ClaimScore> {
         self.claims
             .iter()
-            .find(|claim| claim.status != Status::Pass)
+            .find(|claim| claim.claim.points > 0 && claim.status != Status::Pass)
+    }
+
+    /// The claims worth 0 points (checked, not graded) that did not pass.
+    pub fn ungraded_not_passing(&self) -> Vec<&ClaimScore> {
+        self.claims
+            .iter()
+            .filter(|claim| claim.claim.points == 0 && claim.status != Status::Pass)
+            .collect()
     }
 
     /// The ids of the claims that did not pass.

@@ -231,17 +231,22 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) ->
             .iter()
             .filter(|c| c.claim.lesson().id == lesson.id)
         {
+            // A claim worth 0 points is checked and shown, never counted:
+            // "0/0" would read as a grade.
+            let points = if claim.claim.points == 0 {
+                "not graded".to_owned()
+            } else {
+                format!("{}/{}", claim.earned, claim.claim.points)
+            };
             let _ = writeln!(
                 out,
-                "  {:<5} {}  {}/{}  {}",
+                "  {:<5} {}  {points}  {}",
                 claim.claim.id,
                 if claim.status == Status::Pass {
                     "pass"
                 } else {
                     "FAIL"
                 },
-                claim.earned,
-                claim.claim.points,
                 claim.claim.text
             );
         }
@@ -252,11 +257,37 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) ->
     let _ = writeln!(out, "\n{points} {}/{}", score.earned(), score.total());
     match score.first_not_passing() {
         None => {
-            let _ = writeln!(out, "\nEvery claim passes.");
+            let _ = writeln!(out, "\n{}", all_pass(score));
         }
         Some(first) => out.push_str(&first_failing(score.track, first, run_problem)),
     }
     out
+}
+
+/// The line for a track whose every graded claim passes, naming the claims
+/// worth 0 points that do not (the load test's verdict may depend on
+/// timing: it is shown, never counted).
+pub fn all_pass(score: &TrackScore) -> String {
+    let ungraded = score.ungraded_not_passing();
+    if ungraded.is_empty() {
+        return "Every claim passes.".to_owned();
+    }
+    let named: Vec<String> = ungraded
+        .iter()
+        .map(|claim| {
+            format!(
+                "{} (`{}` says why)",
+                claim.claim.id,
+                claim
+                    .claim
+                    .test_command(score.track, claim.tests.iter().map(String::as_str))
+            )
+        })
+        .collect();
+    format!(
+        "Every graded claim passes. Not graded (0 points) and not passing: {}.",
+        named.join(", ")
+    )
 }
 
 /// What the track's section grades: the exercises, or the reference.

@@ -218,7 +218,14 @@ impl Screen {
                         hint = found;
                     }
                     None => {
-                        let _ = writeln!(text, "\nEvery claim passes.");
+                        for track in &graded.score.tracks {
+                            let _ = writeln!(
+                                text,
+                                "\n{}: {}",
+                                track.track.name(),
+                                scorecard::all_pass(track)
+                            );
+                        }
                     }
                 }
             }

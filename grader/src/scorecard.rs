@@ -26,6 +26,9 @@ use crate::suite::{Built, Suite, Trouble};
 /// Whether the reference is graded (`--solutions`), for the headings.
 static SOLUTIONS: AtomicBool = AtomicBool::new(false);
 
+/// What the learner does after a fix; the watch screen says its own.
+pub const AGAIN: &str = "then run `cargo grade` again";
+
 /// How many lines of a failing test's message the scorecard quotes.
 const QUOTED_LINES: usize = 16;
 
@@ -148,10 +151,8 @@ pub fn score(
             (ran.score, problem)
         }
         Built::CompileError(first) => {
-            let mut problem = String::from(
-                "the code does not compile, so no test ran: fix the first error, then run \
-                 `cargo grade` again",
-            );
+            let mut problem =
+                format!("the code does not compile, so no test ran: fix the first error, {AGAIN}");
             if !first.is_empty() {
                 problem = format!("{problem}\n\n{first}");
             }

@@ -347,20 +347,19 @@ fn wrap(line: &str, width: usize) -> Vec<String> {
     }
     let indent = line.len() - line.trim_start().len();
     // After a label ("step:", "hint, level 2 of 3:"), the value's column.
-    let hanging = line
+    let label = line
         .find(": ")
         .filter(|&at| at < 24)
         .map(|at| at + 2 + line[at + 2..].len() - line[at + 2..].trim_start().len())
         .unwrap_or(indent);
-    let hanging = if hanging + 20 > width {
-        indent.min(width / 4)
-    } else {
-        hanging
-    };
+    // On a narrow terminal, continued lines keep only the line's indent.
+    let hanging = if label + 20 > width { indent } else { label };
+    // The label keeps its own spacing; the words after it are rejoined.
+    let start = if label < line.len() { label } else { indent };
     let mut lines: Vec<String> = Vec::new();
-    let mut current = line[..indent].to_owned();
+    let mut current = line[..start].to_owned();
     let mut empty = true;
-    for word in line[indent..].split(' ').filter(|word| !word.is_empty()) {
+    for word in line[start..].split(' ').filter(|word| !word.is_empty()) {
         let length = current.chars().count() + usize::from(!empty) + word.chars().count();
         if !empty && length > width {
             lines.push(std::mem::replace(&mut current, " ".repeat(hanging)));
@@ -598,6 +597,7 @@ mod tests {
             .iter()
             .position(|line| line.starts_with("  hint:"))
             .unwrap();
+        assert!(lines[at].starts_with("  hint:     Your"), "{lines:#?}");
         assert!(lines[at + 1].starts_with("            "), "{lines:#?}");
         // Room enough: everything, in order.
         let all = fit(top, next, keys, Some((200, 50)));

@@ -97,17 +97,42 @@ impl Observer for Narrator {
         if let Some(note) = step.unobserved {
             why.push_str(&format!("    note:     {note}\n"));
         }
-        // The PostgreSQL and etcd tests are compiled with their feature only.
-        let features = match self.track {
-            Track::Sqlite => String::new(),
-            track => format!("--features {} ", track.key()),
-        };
         why.push_str(&format!(
-            "    open:     {} (cargo test {features}{} says more)",
+            "    open:     {}\n    next:     {}",
             files.join(" and "),
-            claim.test_prefix()
+            test_command(claim, self.track)
         ));
         Err(Halt(why))
+    }
+}
+
+/// The command that runs `claim`'s tests on `track`, and what it shows: the
+/// server tracks' tests are compiled with their feature only, and where
+/// that feature compiles another track's tests of the claim too, the
+/// command runs those as well, so it says which lines are this track's.
+pub fn test_command(claim: &claims::Claim, track: Track) -> String {
+    let command = claim.test_command(track, []);
+    if claim.prefix_is_exact_on(track) {
+        format!("{command} (the claim's own tests say which step fails)")
+    } else {
+        format!(
+            "{command} (its lines \"claim {} failed on {}\" are this track's)",
+            claim.id,
+            track.name()
+        )
+    }
+}
+
+/// The command that runs the graded tests of a chapter's track, by the
+/// chapter's id: `cargo test` runs the SQLite lessons' only, and each
+/// server track's tests are compiled with its feature and sit under a
+/// module of their own.
+pub fn tests_of(chapter: &str) -> &'static str {
+    match chapter {
+        "PG" => "`cargo test --features postgres postgres::`",
+        "L7" => "`cargo test --features etcd l7_etcd::`",
+        "L8" => "`cargo test --features postgres-sql postgres_sql::`",
+        _ => "`cargo test`",
     }
 }
 

@@ -179,6 +179,54 @@ impl Claim {
     pub fn test_prefix(&self) -> String {
         format!("{}_", self.id.to_lowercase().replace('.', "_"))
     }
+
+    /// Whether `cargo test` with `track`'s feature and the claim's prefix
+    /// alone runs this claim's tests on `track` and no other track's: the
+    /// feature of a server track compiles the SQLite tests too, and
+    /// `postgres-sql` the PostgreSQL Rust track's as well.
+    pub fn prefix_is_exact_on(&self, track: Track) -> bool {
+        match track {
+            Track::Sqlite | Track::Etcd => true,
+            Track::Postgres => !self.on(Track::Sqlite),
+            Track::PostgresSql => !self.on(Track::Sqlite) && !self.on(Track::Postgres),
+        }
+    }
+
+    /// The `cargo test` command that runs this claim's tests on `track`:
+    /// `cargo test l3_2_` on SQLite, with the track's feature on the others
+    /// (`cargo test --features etcd l7_1_`). Where the prefix alone would
+    /// run other tracks' tests too, `tests` (the claim's test names on
+    /// `track`, as libtest lists them) give one filter per module:
+    /// `cargo test --features postgres -- postgres::row_locks::l3_2_ …`.
+    /// Without them the prefix is all there is, and the command runs the
+    /// claim on every track the feature compiles.
+    pub fn test_command<'a>(
+        &self,
+        track: Track,
+        tests: impl IntoIterator<Item = &'a str>,
+    ) -> String {
+        let prefix = self.test_prefix();
+        let features = match track {
+            Track::Sqlite => String::new(),
+            track => format!("--features {} ", track.key()),
+        };
+        if !self.prefix_is_exact_on(track) {
+            let segment = format!("::{prefix}");
+            let mut filters: Vec<&str> = Vec::new();
+            for test in tests {
+                if let Some(at) = test.find(&segment) {
+                    let filter = &test[..at + segment.len()];
+                    if !filters.contains(&filter) {
+                        filters.push(filter);
+                    }
+                }
+            }
+            if !filters.is_empty() {
+                return format!("cargo test {features}-- {}", filters.join(" "));
+            }
+        }
+        format!("cargo test {features}{prefix}")
+    }
 }
 
 /// The exercise file of `install_generation`.
@@ -661,4 +709,41 @@ pub fn total_points_on(track: Track) -> u32 {
         .filter(|claim| claim.on(track))
         .map(|claim| claim.points)
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claims_command_runs_its_own_track_only() {
+        let l3_2 = claim("L3.2").unwrap();
+        assert_eq!(l3_2.test_command(Track::Sqlite, []), "cargo test l3_2_");
+        let on_postgres = [
+            "postgres::l3_between_transactions::l3_2_apply_decides",
+            "postgres::row_locks::l3_2_no_install::case_1_after_generation_read",
+            "postgres::row_locks::l3_2_no_install::case_2_before_effect",
+        ];
+        assert_eq!(
+            l3_2.test_command(Track::Postgres, on_postgres),
+            "cargo test --features postgres -- postgres::l3_between_transactions::l3_2_ \
+             postgres::row_locks::l3_2_"
+        );
+        // Without the names, the prefix with the track's feature.
+        assert_eq!(
+            l3_2.test_command(Track::Postgres, []),
+            "cargo test --features postgres l3_2_"
+        );
+        // A claim no other compiled track has: its prefix is enough.
+        let l8_3 = claim("L8.3").unwrap();
+        assert_eq!(
+            l8_3.test_command(Track::PostgresSql, ["postgres_sql::l8::l8_3_x"]),
+            "cargo test --features postgres-sql l8_3_"
+        );
+        let l7_1 = claim("L7.1").unwrap();
+        assert_eq!(
+            l7_1.test_command(Track::Etcd, []),
+            "cargo test --features etcd l7_1_"
+        );
+    }
 }

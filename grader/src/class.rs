@@ -123,10 +123,8 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     }
     let names = options.shard.slice(&class);
 
-    let jobs = options
-        .jobs
-        .unwrap_or_else(default_jobs)
-        .clamp(1, names.len().max(1));
+    let (default, why) = default_jobs();
+    let jobs = options.jobs.unwrap_or(default).clamp(1, names.len().max(1));
     if options.sandbox {
         // Each worker its own account: said now, not midway through the class.
         for worker in 1..=jobs {
@@ -208,9 +206,11 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         "grading {} submissions, {jobs} at once{}\n",
         names.len(),
         if options.jobs.is_some() {
-            " (-j)"
+            " (-j)".to_owned()
+        } else if jobs < default {
+            " (one per submission)".to_owned()
         } else {
-            " (the default; -j to choose)"
+            format!(" (the default: {why}; -j to choose)")
         }
     ));
     // Links are followed within the class. A course author's own classes
@@ -308,15 +308,48 @@ fn uses_postgres() -> bool {
 /// etcd track graded, one: their claims time servers of their own (a lease
 /// that runs out, a leader killed), which two runs at once on a small
 /// machine would crowd.
-pub fn default_jobs() -> usize {
+/// Returns the number and why, as the progress line says it.
+pub fn default_jobs() -> (usize, String) {
     let tracks = crate::score::tracks();
     if tracks.len() > 1 {
-        return 1;
+        return (
+            1,
+            "a server track is graded, and its claims time servers of their own, which \
+             two runs at once would crowd"
+                .to_owned(),
+        );
     }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let by_memory = available_memory().map_or(1, |bytes| (bytes / MEMORY_PER_JOB) as usize);
-    let most = cores.min(by_memory).clamp(1, MAX_DEFAULT_JOBS);
-    sandbox::accounts(most)
+    let by_memory = available_memory().map(|bytes| (bytes / MEMORY_PER_JOB) as usize);
+    let most = cores.min(by_memory.unwrap_or(1)).clamp(1, MAX_DEFAULT_JOBS);
+    let jobs = sandbox::accounts(most);
+    (jobs, jobs_reason(jobs, most, cores, by_memory))
+}
+
+/// Why [`default_jobs`] chose `jobs` of `most` (what the cores, the memory
+/// and the cap allow): the first limit it met.
+fn jobs_reason(jobs: usize, most: usize, cores: usize, by_memory: Option<usize>) -> String {
+    if jobs < most {
+        let next = format!("{}-{}", sandbox::ACCOUNT, jobs + 1);
+        return format!(
+            "started by root, each submission graded at once needs a sandbox account of its \
+             own, and there {} for {jobs} (`useradd --system --no-create-home --shell \
+             /usr/sbin/nologin {next}` adds one)",
+            if jobs == 1 { "is one" } else { "are accounts" },
+        );
+    }
+    match by_memory {
+        None => "free memory unknown (no /proc/meminfo), so one".to_owned(),
+        Some(fit) if fit.max(1) == jobs && jobs < cores.min(MAX_DEFAULT_JOBS) => format!(
+            "free memory allows {jobs} at {} GiB each",
+            MEMORY_PER_JOB >> 30
+        ),
+        _ if jobs < cores => format!("at most {MAX_DEFAULT_JOBS} by default"),
+        _ => format!(
+            "one per core, {cores} core{}",
+            if cores == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 /// The most submissions graded at once by default.
@@ -696,4 +729,23 @@ fn progress(text: std::fmt::Arguments<'_>) {
     let mut stderr = io::stderr().lock();
     let _ = stderr.write_fmt(text);
     let _ = stderr.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_number_of_jobs_says_why() {
+        // Root on two cores with one sandbox account: the accounts decide.
+        let why = jobs_reason(1, 2, 2, Some(8));
+        assert!(why.contains("sandbox account"), "{why}");
+        assert!(why.contains("fencing-grader-2"), "{why}");
+        assert_eq!(jobs_reason(2, 2, 2, Some(8)), "one per core, 2 cores");
+        assert_eq!(
+            jobs_reason(1, 1, 4, Some(1)),
+            "free memory allows 1 at 2 GiB each"
+        );
+        assert_eq!(jobs_reason(4, 4, 16, Some(32)), "at most 4 by default");
+    }
 }

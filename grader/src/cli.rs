@@ -77,9 +77,11 @@ options:
                         its report quotes first. May be given more than once
   -j, --jobs N          grade N submissions at once, each in its own work
                         folder (default: one per core, at most 4, and no more
-                        than free memory allows at 2 GiB each; 1 with
-                        a server track); the outputs are the same for
-                        every N
+                        than free memory allows at 2 GiB each; as root,
+                        no more than there are sandbox accounts
+                        (fencing-grader, fencing-grader-2, ...); 1 with
+                        a server track; the grader says which limit
+                        chose it); the outputs are the same for every N
   --no-sandbox          run submissions without the sandbox, said in every
                         report (for machines where bubblewrap cannot run)
   -h, --help            print this text

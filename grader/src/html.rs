@@ -641,6 +641,12 @@ fn submission_page(row: &Row, results: &Value) -> String {
                 .get(at)
                 .and_then(|scores| scores.claims.iter().find(|(id, _, _)| id == claim.id))
                 .map_or(0, |(_, _, earned)| *earned);
+            // A claim worth 0 points has a verdict but no grade.
+            let points = if claim.points == 0 {
+                "not graded".to_owned()
+            } else {
+                format!("{earned}/{}", claim.points)
+            };
             let key = claim_key(track, claim.id);
             let nothing_ran = grader["error"].is_string()
                 && all
@@ -654,12 +660,11 @@ fn submission_page(row: &Row, results: &Value) -> String {
             let _ = writeln!(
                 page,
                 "<tr id=\"claim-{}\"><td><a href=\"../{CLAIMS_FOLDER}/{}.html\">{}</a></td>\
-                 <td>{}</td><td>{earned}/{}</td><td class=\"{}{}\">{shown}</td></tr>",
+                 <td>{}</td><td>{points}</td><td class=\"{}{}\">{shown}</td></tr>",
                 escape(&key),
                 url_segment(&key),
                 escape(claim.id),
                 escape(claim.text),
-                claim.points,
                 escape(&status),
                 if claim.points == 0 { " unscored" } else { "" },
             );
@@ -700,7 +705,11 @@ fn submission_page(row: &Row, results: &Value) -> String {
                 escape(&key),
                 escape(claim.id),
                 escape(claim.text),
-                if claim.points == 0 { " (0 points)" } else { "" }
+                if claim.points == 0 {
+                    " (not graded: 0 points)"
+                } else {
+                    ""
+                }
             );
             failure_body(&mut page, message);
             if let Some(output) = test.and_then(|test| test["output"].as_str()) {

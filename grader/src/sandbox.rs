@@ -192,7 +192,15 @@ impl Sandbox {
     /// Fails, saying where it looked, when the sandbox does not show
     /// `program` (see [`Sandbox::find`]).
     pub fn command(&self, program: impl AsRef<OsStr>, dir: &Path) -> Result<Command, String> {
-        self.find(program.as_ref())?;
+        let found = self.find(program.as_ref())?;
+        // Cargo runs `rustc` from the `PATH`: a build without one would
+        // fail with nothing to say why.
+        if found
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().starts_with("cargo"))
+        {
+            self.find(OsStr::new("rustc"))?;
+        }
         let account = account_of(self.worker)?;
         let mut command = Command::new(BWRAP);
         command.args(isolation(account));
@@ -216,6 +224,7 @@ impl Sandbox {
                 command.env(key, value);
             }
         }
+        command.env("PATH", sandbox_path());
         command.env("HOME", "/tmp").env("TMPDIR", "/tmp");
         if let [cargo_home, rustup_home] = toolchain().as_slice() {
             command
@@ -329,7 +338,7 @@ impl Sandbox {
     /// missing, where it looked, and where the host has it.
     pub fn find(&self, program: &OsStr) -> Result<PathBuf, String> {
         let name = Path::new(program);
-        let search = std::env::var_os("PATH").unwrap_or_default();
+        let search = sandbox_path();
         let folders: Vec<PathBuf> = std::env::split_paths(&search).collect();
         let candidates: Vec<PathBuf> = if name.components().count() > 1 {
             vec![name.to_path_buf()]
@@ -344,8 +353,19 @@ impl Sandbox {
             outside.get_or_insert(candidate);
         }
         let shown = self.described();
-        let advice = "set CARGO_HOME and RUSTUP_HOME to the toolchain's folders if that is \
-                      where it lies, or grade with --no-sandbox";
+        let mut advice = "set CARGO_HOME and RUSTUP_HOME to the toolchain's folders if that is \
+                          where it lies, or grade with --no-sandbox"
+            .to_owned();
+        if name == Path::new("rustc") {
+            advice = match sysroot() {
+                Some(sysroot) => format!(
+                    "`rustc --print sysroot` says {}, yet its bin/ holds no rustc the sandbox \
+                     shows; {advice}",
+                    sysroot.display()
+                ),
+                None => format!("`rustc --print sysroot` failed outside the sandbox too; {advice}"),
+            };
+        }
         Err(match outside {
             Some(path) => format!(
                 "the sandbox cannot run {}: it is {}, which the sandbox does not show (it \
@@ -375,7 +395,8 @@ impl Sandbox {
             .filter(|(_, link)| link.is_none())
             .map(|(path, _)| path)
             .collect();
-        let toolchain = toolchain();
+        let mut toolchain = toolchain();
+        toolchain.extend(sysroot_outside());
         let toolchain = match toolchain.as_slice() {
             [] => "no toolchain folder (CARGO_HOME and RUSTUP_HOME are not set, and there is \
                    no .cargo and .rustup in the home folder)"
@@ -511,15 +532,66 @@ const CARGO_HOME_SHOWN: &[&str] = &["bin", "registry", "git", "config.toml", "co
 /// nor what `cargo install` keeps).
 fn toolchain_shown() -> Vec<PathBuf> {
     let toolchain = toolchain();
-    let [cargo_home, rustup_home] = toolchain.as_slice() else {
-        return Vec::new();
+    let mut shown: Vec<PathBuf> = match toolchain.as_slice() {
+        [cargo_home, rustup_home] => CARGO_HOME_SHOWN
+            .iter()
+            .map(|part| cargo_home.join(part))
+            .filter(|path| path.exists())
+            .chain([rustup_home.clone()])
+            .collect(),
+        _ => Vec::new(),
     };
-    CARGO_HOME_SHOWN
+    shown.extend(sysroot_outside());
+    shown
+}
+
+/// The sysroot of the `rustc` a build here uses (`RUSTC`, else the `rustc`
+/// of the `PATH`, through rustup's proxy and `rust-toolchain` files), its
+/// real path, asked on the host before any sandbox starts:
+/// `rustc --print sysroot` in the lab's folder. `None` if that fails.
+fn sysroot() -> Option<&'static Path> {
+    static SYSROOT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    SYSROOT
+        .get_or_init(|| {
+            let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+            let output = Command::new(rustc)
+                .args(["--print", "sysroot"])
+                .current_dir(crate::class::repository())
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .output()
+                .ok()
+                .filter(|output| output.status.success())?;
+            let text = String::from_utf8(output.stdout).ok()?;
+            std::fs::canonicalize(text.trim()).ok()
+        })
+        .as_deref()
+}
+
+/// The sysroot when it lies outside every folder the sandbox shows anyway
+/// (the system's, cargo's and rustup's): a toolchain installed in a folder
+/// of its own (`/opt/rust`, a linked toolchain), shown read-only at its
+/// own path and put first on the sandbox's `PATH`.
+fn sysroot_outside() -> Option<PathBuf> {
+    let sysroot = sysroot()?;
+    let toolchain = toolchain();
+    let folders = shown_folders(&host_entries(SYSTEM), &host_entries(ETC));
+    let shown = toolchain
         .iter()
-        .map(|part| cargo_home.join(part))
-        .filter(|path| path.exists())
-        .chain([rustup_home.clone()])
-        .collect()
+        .chain(&folders)
+        .any(|folder| sysroot.starts_with(folder));
+    (!shown).then(|| sysroot.to_path_buf())
+}
+
+/// The `PATH` of a sandboxed command: the grader's, after the bin folder of
+/// a sysroot that lies outside (see [`sysroot_outside`]).
+fn sandbox_path() -> OsString {
+    let host = std::env::var_os("PATH").unwrap_or_default();
+    let Some(sysroot) = sysroot_outside() else {
+        return host;
+    };
+    let folders = std::iter::once(sysroot.join("bin")).chain(std::env::split_paths(&host));
+    std::env::join_paths(folders).unwrap_or(host)
 }
 
 /// Namespaces, privileges and lifetime, the same for every step.

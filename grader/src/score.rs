@@ -78,6 +78,8 @@ pub struct ClaimScore {
     pub status: Status,
     /// Its points if it passed, else 0.
     pub earned: u32,
+    /// Its tests on the track, as the test binary listed them.
+    pub tests: Vec<String>,
     /// Its tests that failed.
     pub failed: Vec<String>,
     /// Its tests that never reported.
@@ -152,12 +154,14 @@ impl TrackScore {
             .iter()
             .filter(|claim| claim.on(track))
             .map(|claim| {
-                let tests = names
+                let tests: Vec<String> = names
                     .iter()
                     .copied()
-                    .filter(|name| claims::claim_of_test(name).is_some_and(|c| c.id == claim.id));
+                    .filter(|name| claims::claim_of_test(name).is_some_and(|c| c.id == claim.id))
+                    .map(str::to_owned)
+                    .collect();
                 let (mut passed, mut failed, mut missing) = (0, Vec::new(), Vec::new());
-                for name in tests {
+                for name in &tests {
                     match verdicts.verdict(name) {
                         Some(Verdict::Passed) => passed += 1,
                         Some(Verdict::Failed) => failed.push(name.to_owned()),
@@ -186,6 +190,7 @@ impl TrackScore {
                 ClaimScore {
                     claim,
                     status,
+                    tests,
                     earned: if status == Status::Pass {
                         claim.points
                     } else {
@@ -212,6 +217,7 @@ impl TrackScore {
                     claim,
                     status: Status::NoResult,
                     earned: 0,
+                    tests: Vec::new(),
                     failed: Vec::new(),
                     missing: Vec::new(),
                     first_failure: None,
@@ -241,11 +247,20 @@ impl TrackScore {
             .all(|claim| claim.status == Status::Pass)
     }
 
-    /// The first claim that did not pass, in the catalogue's order.
+    /// The first graded claim (worth points) that did not pass, in the
+    /// catalogue's order: what the learner fixes next.
     pub fn first_not_passing(&self) -> Option<&ClaimScore> {
         self.claims
             .iter()
-            .find(|claim| claim.status != Status::Pass)
+            .find(|claim| claim.claim.points > 0 && claim.status != Status::Pass)
+    }
+
+    /// The claims worth 0 points (checked, not graded) that did not pass.
+    pub fn ungraded_not_passing(&self) -> Vec<&ClaimScore> {
+        self.claims
+            .iter()
+            .filter(|claim| claim.claim.points == 0 && claim.status != Status::Pass)
+            .collect()
     }
 
     /// The ids of the claims that did not pass.

@@ -26,6 +26,9 @@ use crate::suite::{Built, Suite, Trouble};
 /// Whether the reference is graded (`--solutions`), for the headings.
 static SOLUTIONS: AtomicBool = AtomicBool::new(false);
 
+/// What the learner does after a fix; the watch screen says its own.
+pub const AGAIN: &str = "then run `cargo grade` again";
+
 /// How many lines of a failing test's message the scorecard quotes.
 const QUOTED_LINES: usize = 16;
 
@@ -148,10 +151,8 @@ pub fn score(
             (ran.score, problem)
         }
         Built::CompileError(first) => {
-            let mut problem = String::from(
-                "the code does not compile, so no test ran: fix the first error, then run \
-                 `cargo grade` again",
-            );
+            let mut problem =
+                format!("the code does not compile, so no test ran: fix the first error, {AGAIN}");
             if !first.is_empty() {
                 problem = format!("{problem}\n\n{first}");
             }
@@ -231,17 +232,22 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) ->
             .iter()
             .filter(|c| c.claim.lesson().id == lesson.id)
         {
+            // A claim worth 0 points is checked and shown, never counted:
+            // "0/0" would read as a grade.
+            let points = if claim.claim.points == 0 {
+                "not graded".to_owned()
+            } else {
+                format!("{}/{}", claim.earned, claim.claim.points)
+            };
             let _ = writeln!(
                 out,
-                "  {:<5} {}  {}/{}  {}",
+                "  {:<5} {}  {points}  {}",
                 claim.claim.id,
                 if claim.status == Status::Pass {
                     "pass"
                 } else {
                     "FAIL"
                 },
-                claim.earned,
-                claim.claim.points,
                 claim.claim.text
             );
         }
@@ -252,11 +258,37 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) ->
     let _ = writeln!(out, "\n{points} {}/{}", score.earned(), score.total());
     match score.first_not_passing() {
         None => {
-            let _ = writeln!(out, "\nEvery claim passes.");
+            let _ = writeln!(out, "\n{}", all_pass(score));
         }
         Some(first) => out.push_str(&first_failing(score.track, first, run_problem)),
     }
     out
+}
+
+/// The line for a track whose every graded claim passes, naming the claims
+/// worth 0 points that do not (the load test's verdict may depend on
+/// timing: it is shown, never counted).
+pub fn all_pass(score: &TrackScore) -> String {
+    let ungraded = score.ungraded_not_passing();
+    if ungraded.is_empty() {
+        return "Every claim passes.".to_owned();
+    }
+    let named: Vec<String> = ungraded
+        .iter()
+        .map(|claim| {
+            format!(
+                "{} (`{}` says why)",
+                claim.claim.id,
+                claim
+                    .claim
+                    .test_command(score.track, claim.tests.iter().map(String::as_str))
+            )
+        })
+        .collect();
+    format!(
+        "Every graded claim passes. Not graded (0 points) and not passing: {}.",
+        named.join(", ")
+    )
 }
 
 /// What the track's section grades: the exercises, or the reference.
@@ -281,17 +313,13 @@ pub fn implementation(track: Track) -> &'static str {
 fn first_failing(track: Track, first: &ClaimScore, run_problem: bool) -> String {
     let claim = first.claim;
     let files = claim.files_on(track);
-    // The claim's prefix selects its tests on every track the build has.
-    let features = match track {
-        Track::Sqlite => "",
-        Track::Postgres => "--features postgres ",
-        Track::Etcd => "--features etcd ",
-        Track::PostgresSql => "--features postgres-sql ",
-    };
+    // The track's feature, and filters that select this track's tests of
+    // the claim and no other track's.
+    let alone = claim.test_command(track, first.tests.iter().map(String::as_str));
     let mut out = String::new();
     let _ = writeln!(out, "\nFirst failing claim: {} {}", claim.id, claim.text);
     let _ = writeln!(out, "  open:  {}", files.join(" and "));
-    let _ = writeln!(out, "  alone: cargo test {features}{}", claim.test_prefix());
+    let _ = writeln!(out, "  alone: {alone}");
     let _ = writeln!(out, "  more:  {}", claim.hint_command(track));
     match (&first.first_failure, first.status) {
         (Some((test, failure)), _) => {

@@ -769,6 +769,10 @@ fn last_words(stderr: &str) -> String {
 
 /// The last `count` lines of `text`.
 fn last_lines(text: &str, count: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
+    // Blank lines say nothing: a message never ends on an empty colon.
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
 }

@@ -40,7 +40,13 @@ fn tell() -> io::Result<bool> {
     )?;
     let mut printed = Ok(());
     let mut first = true;
+    // The chapters that stopped early, by the id on their first line.
+    let mut stopped: Vec<String> = Vec::new();
     let complete = fencing_lab::story::run_all(|lesson| {
+        let text = lesson.render();
+        if text.contains("\n  stopped: ") {
+            stopped.extend(text.split_whitespace().next().map(str::to_owned));
+        }
         if printed.is_ok() {
             let separator = if std::mem::take(&mut first) { "" } else { "\n" };
             printed = write!(out, "{separator}{}", lesson.render());
@@ -51,12 +57,22 @@ fn tell() -> io::Result<bool> {
     if complete {
         writeln!(
             out,
-            "Every lesson ran to its end. `cargo test` checks each claim."
+            "Every lesson ran to its end. `cargo test`, with the same features, checks each claim."
         )?;
     } else {
+        // Each chapter's tests are compiled with its track's feature only.
+        let mut commands: Vec<&str> = Vec::new();
+        for id in &stopped {
+            let command = fencing_lab::story::tests_of(id);
+            if !commands.contains(&command) {
+                commands.push(command);
+            }
+        }
         writeln!(
             out,
-            "Some lessons stopped early: each \"stopped:\" line above says why and which file to open. `cargo test` shows which claims fail."
+            "Some lessons stopped early ({}): each \"stopped:\" line above says why and which file to open. Which claims fail: {}.",
+            stopped.join(", "),
+            commands.join(", ")
         )?;
     }
     Ok(complete)

@@ -524,22 +524,45 @@ fn block(what: &str, lab: &Lab) -> Result<String, String> {
             }
         }
         "lessons" => {
+            // Per track, as each track's scorecard counts them: a claim
+            // checked on two tracks is one line on each scorecard.
+            let plural = |count: usize, what: &str| {
+                format!("{count} {what}{}", if count == 1 { "" } else { "s" })
+            };
             for lesson in LESSONS {
-                let claims: Vec<&Claim> = CLAIMS
-                    .iter()
-                    .filter(|claim| claim.lesson().id == lesson.id)
-                    .collect();
-                let points: u32 = claims.iter().map(|claim| claim.points).sum();
-                let plural = |count: usize, what: &str| {
-                    format!("{count} {what}{}", if count == 1 { "" } else { "s" })
-                };
+                let mut counts: Vec<String> = Vec::new();
+                for track in Track::ALL {
+                    let claims: Vec<&Claim> = CLAIMS
+                        .iter()
+                        .filter(|claim| claim.lesson().id == lesson.id && claim.on(track))
+                        .collect();
+                    if claims.is_empty() {
+                        continue;
+                    }
+                    let points: u32 = claims.iter().map(|claim| claim.points).sum();
+                    let ungraded: Vec<&str> = claims
+                        .iter()
+                        .filter(|claim| claim.points == 0)
+                        .map(|claim| claim.id)
+                        .collect();
+                    let ungraded = if ungraded.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({} not graded)", ungraded.join(", "))
+                    };
+                    counts.push(format!(
+                        "{} {}, {}{ungraded}",
+                        track.name(),
+                        plural(claims.len(), "claim"),
+                        plural(points as usize, "point")
+                    ));
+                }
                 let _ = writeln!(
                     out,
-                    "- **{} {}**: {}, {}",
+                    "- **{} {}**: {}",
                     lesson.id,
                     lesson.title,
-                    plural(claims.len(), "claim"),
-                    plural(points as usize, "point")
+                    counts.join("; ")
                 );
             }
         }

@@ -19,7 +19,7 @@
 //! its source (`grader/allowlist.txt`), not this channel.
 //!
 //! The verdict of a test is its [`Guard`]'s: the guard lives in the test's
-//! `Check` (`let c = claim("L1.1")`, the first line of every graded test), so
+//! `Check` (`let c = claim("L1.1")`, bound before any code under test runs), so
 //! it is dropped when the test's body ends, and it reports `pass` when the
 //! body returned and `fail`, with the panic's message, when it unwound. A test
 //! that never gets there (the process exited, crashed or hung) reports

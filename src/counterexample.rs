@@ -8,8 +8,8 @@
 
 use std::rc::Rc;
 
+use crate::LabError;
 use crate::checkpoint::{Checkpoint, Hooks};
-use crate::{LabError, Store};
 
 /// A parameter of a counterexample's statement.
 #[derive(Debug, Clone, Copy)]
@@ -77,15 +77,12 @@ pub(crate) fn unfenced_write(
 /// A direct SQL write that sets a value without `apply`: an operator's fix,
 /// a migration, a second service sharing the table. No generation is
 /// checked, because nothing asks for one.
-pub(crate) fn direct_sql_write<S: Store>(
-    lab: &S,
+pub(crate) fn direct_sql_write(
+    session: &mut impl Direct,
     resource: &str,
     value: i64,
-) -> Result<(), LabError>
-where
-    S::Session: Direct,
-{
-    lab.connect()?.execute(
+) -> Result<(), LabError> {
+    session.execute(
         "UPDATE resources SET value = $1 WHERE name = $2",
         &[Param::Int(value), Param::Text(resource)],
     )
@@ -94,15 +91,12 @@ where
 /// A bad recovery: state restored from an old backup puts an old generation
 /// back as the installed one, so the holders of that old generation are
 /// accepted again.
-pub(crate) fn restore_generation<S: Store>(
-    lab: &S,
+pub(crate) fn restore_generation(
+    session: &mut impl Direct,
     resource: &str,
     generation: i64,
-) -> Result<(), LabError>
-where
-    S::Session: Direct,
-{
-    lab.connect()?.execute(
+) -> Result<(), LabError> {
+    session.execute(
         "UPDATE resources SET generation = $1 WHERE name = $2",
         &[Param::Int(generation), Param::Text(resource)],
     )
@@ -145,28 +139,11 @@ impl Direct for crate::Destination {
     }
 }
 
-#[cfg(feature = "postgres")]
-impl Direct for crate::pg::PgDestination {
-    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<i64>, LabError> {
-        Ok(self
-            .client()
-            .query_opt(sql, &pg_params(params))?
-            .map(|row| row.get(0)))
-    }
-
-    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<(), LabError> {
-        self.client().execute(sql, &pg_params(params))?;
-        Ok(())
-    }
-
-    fn hooks(&self) -> Rc<Hooks> {
-        crate::pg::PgDestination::hooks(self)
-    }
-}
-
 /// The parameters as the PostgreSQL client takes them.
 #[cfg(feature = "postgres")]
-fn pg_params<'a>(params: &'a [Param<'a>]) -> Vec<&'a (dyn postgres::types::ToSql + Sync)> {
+pub(crate) fn pg_params<'a>(
+    params: &'a [Param<'a>],
+) -> Vec<&'a (dyn postgres::types::ToSql + Sync)> {
     params
         .iter()
         .map(|param| -> &(dyn postgres::types::ToSql + Sync) {

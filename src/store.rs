@@ -98,11 +98,11 @@ impl Store for crate::Lab {
     }
 
     fn direct_sql_write(&self, resource: &str, value: i64) -> Result<(), LabError> {
-        crate::counterexample::direct_sql_write(self, resource, value)
+        crate::counterexample::direct_sql_write(&mut self.connect()?, resource, value)
     }
 
     fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
-        crate::counterexample::restore_generation(self, resource, generation)
+        crate::counterexample::restore_generation(&mut self.connect()?, resource, generation)
     }
 
     fn restart(&self) -> Result<(), LabError> {
@@ -140,76 +140,5 @@ impl Session for crate::Destination {
 
     fn clear_checkpoint(&mut self) {
         crate::Destination::clear_checkpoint(self);
-    }
-}
-
-#[cfg(feature = "postgres")]
-impl Store for crate::pg::PgLab {
-    type Session = crate::pg::PgDestination;
-
-    fn connect(&self) -> Result<Self::Session, LabError> {
-        crate::pg::PgLab::connect(self)
-    }
-
-    fn state(&self, resource: &str) -> Result<State, LabError> {
-        crate::pg::PgLab::state(self, resource)
-    }
-
-    fn records(&self, resource: &str) -> Result<Vec<Record>, LabError> {
-        crate::pg::PgLab::records(self, resource)
-    }
-
-    fn resource_names(&self) -> Result<Vec<String>, LabError> {
-        crate::pg::PgLab::resource_names(self)
-    }
-
-    fn direct_sql_write(&self, resource: &str, value: i64) -> Result<(), LabError> {
-        crate::counterexample::direct_sql_write(self, resource, value)
-    }
-
-    fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
-        crate::counterexample::restore_generation(self, resource, generation)
-    }
-
-    fn restart(&self) -> Result<(), LabError> {
-        crate::pg::PgLab::restart(self)
-    }
-}
-
-#[cfg(feature = "postgres")]
-impl Session for crate::pg::PgDestination {
-    fn apply(
-        &mut self,
-        resource: &str,
-        generation: i64,
-        request_id: &str,
-        delta: i64,
-    ) -> Result<Outcome, LabError> {
-        crate::pg::apply(self, resource, generation, request_id, delta)
-    }
-
-    fn install_generation(&mut self, resource: &str, new_generation: i64) -> Result<(), LabError> {
-        crate::pg::install_generation(self, resource, new_generation)
-    }
-
-    fn unfenced_write(
-        &mut self,
-        resource: &str,
-        held_generation: i64,
-        delta: i64,
-    ) -> Result<i64, LabError> {
-        crate::counterexample::unfenced_write(self, resource, held_generation, delta)
-    }
-
-    fn on_checkpoint(&mut self, hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static) {
-        crate::pg::PgDestination::on_checkpoint(self, hook);
-    }
-
-    fn clear_checkpoint(&mut self) {
-        crate::pg::PgDestination::clear_checkpoint(self);
-    }
-
-    fn unobserved(&self) -> Option<&'static str> {
-        crate::pg::PgDestination::unobserved(self)
     }
 }

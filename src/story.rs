@@ -7,6 +7,9 @@
 //! the one its claim expects (an unfinished stub, a panic, or a wrong
 //! answer), and says which file to open.
 
+#[cfg(feature = "etcd")]
+pub mod etcd;
+
 use crate::claims::{self, Lesson, Track};
 use crate::explore::{Route, Setup};
 use crate::scenes::{self, Observer, Step, l1, l2, l3, l4, l5, l6};
@@ -193,9 +196,7 @@ pub fn run_all(mut told: impl FnMut(&Transcript)) -> bool {
                 std::env::current_exe().unwrap_or_else(|_| "/proc/self/exe".into()),
             )
         };
-        tell(&crate::etcd::story::LESSON, &|n| {
-            crate::etcd::story::chapter(n, &program)
-        });
+        tell(&etcd::LESSON, &|n| etcd::chapter(n, &program));
     }
     complete
 }

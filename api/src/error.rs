@@ -189,68 +189,6 @@ pub enum LabError {
     Io(#[source] std::io::Error),
 }
 
-impl From<rusqlite::Error> for LabError {
-    /// Busy and locked become [`LabError::Contention`]; with a zero busy
-    /// timeout they mean "someone else holds the lock right now".
-    fn from(error: rusqlite::Error) -> Self {
-        use rusqlite::ErrorCode::{AuthorizationForStatementDenied, DatabaseBusy, DatabaseLocked};
-        // A fault a test injected through a trigger, or the authorizer's
-        // refusal, comes back as itself.
-        let message = match &error {
-            rusqlite::Error::SqliteFailure(_, Some(message))
-            | rusqlite::Error::SqlInputError { msg: message, .. } => message.as_str(),
-            _ => "",
-        };
-        let marked = message.starts_with(crate::fault::SQLITE_MARK);
-        // SQLite says "not authorized" for a refused statement (SQLITE_AUTH)
-        // and for a refused function call (a plain SQLITE_ERROR).
-        let refused = error.sqlite_error_code() == Some(AuthorizationForStatementDenied)
-            || message.starts_with("not authorized");
-        match error.sqlite_error_code() {
-            _ if marked => {
-                crate::fault::take().unwrap_or(LabError::InjectedFault("at a checkpoint"))
-            }
-            _ if refused => match crate::fault::take() {
-                Some(refusal @ LabError::NotAllowed(_)) => refusal,
-                _ => LabError::NotAllowed(message.to_owned()),
-            },
-            Some(DatabaseBusy | DatabaseLocked) => LabError::Contention,
-            _ => LabError::Database(error),
-        }
-    }
-}
-
-#[cfg(feature = "postgres")]
-impl From<postgres::Error> for LabError {
-    /// A lock not granted at once (55P03) or a deadlock (40P01) is
-    /// [`LabError::Contention`]; a serialization failure (40001) is
-    /// [`LabError::SerializationFailure`]. Neither judged the request.
-    fn from(error: postgres::Error) -> Self {
-        use postgres::error::SqlState;
-        // A fault a test injected at a checkpoint comes back as itself.
-        if error
-            .code()
-            .is_some_and(|code| code.code() == crate::fault::SERVER_CODE)
-        {
-            return crate::fault::take_from_server()
-                .unwrap_or(LabError::InjectedFault("at a checkpoint"));
-        }
-        match error.code() {
-            Some(code) if *code == SqlState::LOCK_NOT_AVAILABLE => LabError::Contention,
-            Some(code) if *code == SqlState::T_R_DEADLOCK_DETECTED => LabError::Contention,
-            Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE => {
-                LabError::SerializationFailure
-            }
-            Some(code) if *code == SqlState::INSUFFICIENT_PRIVILEGE => LabError::PermissionDenied(
-                error
-                    .as_db_error()
-                    .map_or_else(|| error.to_string(), |db| db.message().to_owned()),
-            ),
-            _ => LabError::Postgres(error),
-        }
-    }
-}
-
 #[cfg(feature = "etcd")]
 impl From<etcd_client::Error> for LabError {
     fn from(error: etcd_client::Error) -> Self {

@@ -22,12 +22,13 @@
 //! - [`worker`]: the tools a worker's `work` has ([`Worker`]), its job, the
 //!   lock it holds, and the moments a test may stop it at.
 //! - [`process`]: workers as processes, driven by their parent.
-//! - [`story`]: the transcript's chapter.
+//!
+//! The transcript's chapter is told by `crate::story`, from the scenes of
+//! `crate::scenes::l7`, which use this module: the arrows run one way.
 
 pub mod client;
 pub mod cluster;
 pub mod process;
-pub mod story;
 pub mod worker;
 
 pub use client::{Coordinator, Holder};

@@ -486,11 +486,11 @@ impl Store for SqlLab {
     }
 
     fn direct_sql_write(&self, resource: &str, value: i64) -> Result<(), LabError> {
-        crate::counterexample::direct_sql_write(self, resource, value)
+        crate::counterexample::direct_sql_write(&mut self.connect()?, resource, value)
     }
 
     fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
-        crate::counterexample::restore_generation(self, resource, generation)
+        crate::counterexample::restore_generation(&mut self.connect()?, resource, generation)
     }
 
     fn restart(&self) -> Result<(), LabError> {

@@ -58,8 +58,9 @@ use postgres::{Client, Config, NoTls};
 
 use crate::checkpoint::{Checkpoint, Hooks};
 use crate::claims::{PG_APPLY, PG_INSTALL};
+use crate::counterexample::{Direct, Param, pg_params};
 use crate::panics::guard;
-use crate::{LabError, Outcome, Record, State};
+use crate::{LabError, Outcome, Record, Session, State, Store};
 
 /// The authority installs `new_generation` on `resource` (the learner's
 /// `exercises/postgres/install_generation.rs`).
@@ -459,6 +460,98 @@ impl Drop for Inner {
     }
 }
 
+/// The PostgreSQL track as the shared claims see any destination.
+impl Store for PgLab {
+    type Session = PgDestination;
+
+    fn connect(&self) -> Result<Self::Session, LabError> {
+        PgLab::connect(self)
+    }
+
+    fn state(&self, resource: &str) -> Result<State, LabError> {
+        PgLab::state(self, resource)
+    }
+
+    fn records(&self, resource: &str) -> Result<Vec<Record>, LabError> {
+        PgLab::records(self, resource)
+    }
+
+    fn resource_names(&self) -> Result<Vec<String>, LabError> {
+        PgLab::resource_names(self)
+    }
+
+    fn direct_sql_write(&self, resource: &str, value: i64) -> Result<(), LabError> {
+        crate::counterexample::direct_sql_write(&mut self.connect()?, resource, value)
+    }
+
+    fn restore_generation(&self, resource: &str, generation: i64) -> Result<(), LabError> {
+        crate::counterexample::restore_generation(&mut self.connect()?, resource, generation)
+    }
+
+    fn restart(&self) -> Result<(), LabError> {
+        PgLab::restart(self)
+    }
+}
+
+/// A session as the shared claims drive it.
+impl Session for PgDestination {
+    fn apply(
+        &mut self,
+        resource: &str,
+        generation: i64,
+        request_id: &str,
+        delta: i64,
+    ) -> Result<Outcome, LabError> {
+        apply(self, resource, generation, request_id, delta)
+    }
+
+    fn install_generation(&mut self, resource: &str, new_generation: i64) -> Result<(), LabError> {
+        install_generation(self, resource, new_generation)
+    }
+
+    fn unfenced_write(
+        &mut self,
+        resource: &str,
+        held_generation: i64,
+        delta: i64,
+    ) -> Result<i64, LabError> {
+        crate::counterexample::unfenced_write(self, resource, held_generation, delta)
+    }
+
+    fn on_checkpoint(&mut self, hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static) {
+        PgDestination::on_checkpoint(self, hook);
+    }
+
+    fn clear_checkpoint(&mut self) {
+        PgDestination::clear_checkpoint(self);
+    }
+
+    fn unobserved(&self) -> Option<&'static str> {
+        PgDestination::unobserved(self)
+    }
+}
+
+/// The counterexamples (`crate::counterexample`) run on a PostgreSQL
+/// session as on a SQLite connection.
+impl Direct for PgDestination {
+    fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<i64>, LabError> {
+        Ok(self
+            .client()
+            .query_opt(sql, &pg_params(params))?
+            .map(|row| row.get(0)))
+    }
+
+    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<(), LabError> {
+        self.client().execute(sql, &pg_params(params))?;
+        Ok(())
+    }
+
+    fn hooks(&self) -> Rc<Hooks> {
+        PgDestination::hooks(self)
+    }
+}
+
+/// The parameters as the PostgreSQL client takes them.
 /// Which of the two functions a call runs: on the SQL functions' track
 /// each runs on a server session of its own role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

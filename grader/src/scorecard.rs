@@ -256,6 +256,7 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) ->
         let _ = writeln!(out, "\n{}", capitalized(problem));
     }
     let _ = writeln!(out, "\n{points} {}/{}", score.earned(), score.total());
+    out.push_str(&full_marks(score));
     match score.first_not_passing() {
         None => {
             let _ = writeln!(out, "\n{}", all_pass(score));
@@ -306,6 +307,21 @@ pub fn implementation(track: Track) -> &'static str {
             "the reference (solutions/postgres/contract.sql)"
         }
         Track::PostgresSql => "your exercises (exercises/postgres/contract.sql)",
+    }
+}
+
+/// The lessons at full marks on the track, and the command that shows how
+/// the reference does the last of them; nothing for the reference itself.
+fn full_marks(score: &TrackScore) -> String {
+    let full = crate::explain::full_lessons(score);
+    match full.last() {
+        Some(last) if !SOLUTIONS.load(Ordering::Relaxed) => format!(
+            "Full marks on {}: to see the reference's lines for one beside yours, and the \
+             mistakes its claims catch: {}\n",
+            full.join(", "),
+            crate::explain::command(last, score.track)
+        ),
+        _ => String::new(),
     }
 }
 

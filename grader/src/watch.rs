@@ -276,7 +276,7 @@ impl Screen {
 }
 
 /// The terminal's columns and rows, if standard output is one.
-fn terminal_size() -> Option<(usize, usize)> {
+pub(crate) fn terminal_size() -> Option<(usize, usize)> {
     #[cfg(unix)]
     {
         let size = rustix::termios::tcgetwinsize(std::io::stdout()).ok()?;

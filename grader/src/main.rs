@@ -38,6 +38,7 @@ mod class;
 mod cli;
 mod explain;
 mod flags;
+mod full_marks;
 mod hint;
 mod html;
 mod libtest;

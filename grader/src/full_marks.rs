@@ -137,6 +137,12 @@ impl Extras {
         self.full.get(self.offered?).copied()
     }
 
+    /// Whether the screen asks a question, which any key but its answers
+    /// cancels: the loop's own keys (`r`, `q`) are not offered then.
+    pub fn asks(&self) -> bool {
+        matches!(self.view, View::Choose | View::Confirm(_))
+    }
+
     /// The keys line's part for these views.
     pub fn keys(&self) -> String {
         match &self.view {

@@ -192,7 +192,7 @@ struct Screen {
     text: String,
     /// The next failing claim, or that every claim passes.
     next: String,
-    /// The last line: the keys, what is watched, how long the run took.
+    /// The last line's end: what is watched, how long the run took.
     keys: String,
     /// The next failing claim's hint and its track, if a claim fails.
     hint: Option<hints::Hint>,
@@ -251,10 +251,7 @@ impl Screen {
                 score = Some(graded.score);
             }
         }
-        let keys = format!(
-            "[r] run again  [q] quit   watching {folder}/, last run {:.1} s",
-            took.as_secs_f64()
-        );
+        let keys = format!("watching {folder}/, last run {:.1} s", took.as_secs_f64());
         Screen {
             text,
             next: next_text,
@@ -285,7 +282,13 @@ impl Screen {
         } else {
             ""
         };
-        let mut keys = format!("{}{}", self.extras.keys(), self.keys);
+        // A question (reset which file? y/N) takes every key as its answer.
+        let again = if self.extras.asks() {
+            ""
+        } else {
+            "[r] run again  [q] quit"
+        };
+        let mut keys = format!("{}{again}   {}", self.extras.keys(), self.keys);
         let (top, next) = match self.extras.text(size.map(|(width, _)| width)) {
             Some((text, alone)) => (if alone { "" } else { self.text.as_str() }, text),
             None => {

@@ -11,12 +11,15 @@ pub fn install_generation(
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {
+    // L6:
     if new_generation < 1 {
         return Err(LabError::GenerationBelowOne(new_generation));
     }
+    // L3:
     // Take the write lock before reading, like `apply`: the comparison and
     // the write must see the same installed generation.
     let tx = db.begin(TransactionBehavior::Immediate)?;
+    // L1, L2, L5:
     let installed = tx.installed_generation(resource)?;
     if new_generation <= installed {
         return Err(LabError::NotHigher {

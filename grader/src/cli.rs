@@ -20,7 +20,15 @@ usage:
   cargo grade --watch [--postgres] [--etcd] [--postgres-sql]
       grade again each time a file under exercises/ is saved: a bar per
       lesson, the next failing claim, its step and hint; keys h (next level
-      of the hint), r (run again), q (quit)
+      of the hint), r (run again), s (the reference for a lesson at full
+      marks), x (reset a file to its stub), q (quit)
+  cargo grade --explain LESSON [--postgres | --etcd | --postgres-sql]
+      once LESSON (L3) is at full marks: the reference's lines for it beside
+      your function, and the mistakes its claims catch. Refused before: the
+      reference would give away what is left to find
+  cargo grade --reset FILE [--yes]
+      put the stub of one exercise file (exercises/apply.rs) back, after a
+      y/N question (--yes: without); yours is kept as FILE.bak
   cargo grade --submissions DIR --out OUTDIR [--shard K/N] [--expect FILE]
       grade a class: every folder of DIR is one submission, holding
       exercises/apply.rs and exercises/install_generation.rs, or the files alone
@@ -118,6 +126,26 @@ pub enum Mode {
     },
     /// Every claim's statement.
     Claims,
+    /// A lesson at full marks: the reference's lines beside the learner's.
+    Explain {
+        /// A lesson (`L3`) or one of its claims.
+        what: String,
+        /// The track it is shown for.
+        track: Track,
+        /// The test run's wall-clock limit.
+        test_limit: Duration,
+        /// The build's wall-clock limit.
+        build_limit: Duration,
+        /// Whether the runs go through the sandbox.
+        sandbox: bool,
+    },
+    /// One exercise file back to its stub.
+    Reset {
+        /// The file, as given.
+        file: String,
+        /// Without asking (`--yes`).
+        yes: bool,
+    },
     /// Merge shards.
     Merge {
         /// The shards' output folders.
@@ -144,6 +172,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     let (mut hint, mut level, mut track) = (None::<String>, None, Track::Sqlite);
     let mut accept = Vec::new();
     let mut jobs = None;
+    let (mut explain, mut reset, mut yes) = (None::<String>, None::<String>, false);
     while let Some(arg) = parser.next().map_err(message)? {
         match arg {
             Short('h') | Long("help") => return Ok(Mode::Help),
@@ -172,6 +201,13 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
             Long("timeout") => test_limit = seconds(&mut parser, "--timeout")?,
             Long("build-timeout") => build_limit = seconds(&mut parser, "--build-timeout")?,
             Long("solutions") => solutions = true,
+            Long("explain") => {
+                explain = Some(parser.value().map_err(message)?.string().map_err(message)?)
+            }
+            Long("reset") => {
+                reset = Some(parser.value().map_err(message)?.string().map_err(message)?)
+            }
+            Long("yes") => yes = true,
             Long("watch") => watch = true,
             Long("postgres") => {
                 crate::score::grade_postgres();
@@ -220,6 +256,24 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     }
     if let Some(what) = hint {
         return Ok(Mode::Hint { what, level, track });
+    }
+    if let Some(file) = reset {
+        return Ok(Mode::Reset { file, yes });
+    }
+    if let Some(what) = explain {
+        if solutions {
+            return Err(
+                "--explain compares your exercises with the reference, not with --solutions"
+                    .to_owned(),
+            );
+        }
+        return Ok(Mode::Explain {
+            what,
+            track,
+            test_limit,
+            build_limit,
+            sandbox,
+        });
     }
     if watch && (submissions.is_some() || out.is_some() || merge.is_some()) {
         return Err("--watch is for this checkout's scorecard, not for a class".to_owned());

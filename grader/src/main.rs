@@ -15,6 +15,9 @@
 //! - `scorecard`: no arguments, this checkout's scorecard.
 //! - `hint`: `--hint`, the next level of a failing step's hint, and
 //!   `--claims`, every claim's statement.
+//! - `explain`: `--explain`, a lesson at full marks: the reference's lines
+//!   (`reference`) beside the learner's, and its pitfalls (`pitfalls`).
+//! - `reset`: `--reset`, an exercise file back to its stub.
 //! - `class`: batch grading, one submission after the other.
 //! - `submission`: which folders are submissions, and reading their files.
 //! - `scratch`: the scratch copy of the lab a class is built in.
@@ -33,13 +36,18 @@
 mod cache;
 mod class;
 mod cli;
+mod explain;
 mod flags;
+mod full_marks;
 mod hint;
 mod html;
 mod libtest;
 mod output;
+mod pitfalls;
 mod process;
+mod reference;
 mod report;
+mod reset;
 mod sandbox;
 mod score;
 mod scorecard;
@@ -82,6 +90,14 @@ fn main() -> ExitCode {
         Ok(cli::Mode::Class(options)) => class::grade(&options),
         Ok(cli::Mode::Hint { what, level, track }) => hint::show(&what, level, track),
         Ok(cli::Mode::Claims) => Ok(hint::list_claims()),
+        Ok(cli::Mode::Explain {
+            what,
+            track,
+            test_limit,
+            build_limit,
+            sandbox,
+        }) => explain::run(&what, track, test_limit, build_limit, sandbox),
+        Ok(cli::Mode::Reset { file, yes }) => reset::run(&file, yes),
         Ok(cli::Mode::Merge {
             shards,
             out,

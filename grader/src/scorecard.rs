@@ -199,13 +199,13 @@ fn render(score: &Score, problem: Option<&str>) -> String {
     let mut out = String::new();
     for (index, track) in score.tracks.iter().enumerate() {
         let told = if index == 0 { problem } else { None };
-        out.push_str(&render_track(track, told, problem.is_some()));
+        out.push_str(&render_track(track, told, problem));
     }
     out
 }
 
 /// One track's section.
-fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) -> String {
+fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: Option<&str>) -> String {
     let mut out = String::new();
     let (heading, points) = match score.track {
         Track::Sqlite => ("Scorecard", "Points"),
@@ -256,6 +256,7 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: bool) ->
         let _ = writeln!(out, "\n{}", capitalized(problem));
     }
     let _ = writeln!(out, "\n{points} {}/{}", score.earned(), score.total());
+    out.push_str(&full_marks(score));
     match score.first_not_passing() {
         None => {
             let _ = writeln!(out, "\n{}", all_pass(score));
@@ -309,10 +310,51 @@ pub fn implementation(track: Track) -> &'static str {
     }
 }
 
-/// What the first failing claim means and where to look.
-fn first_failing(track: Track, first: &ClaimScore, run_problem: bool) -> String {
+/// The lessons at full marks on the track, and the command that shows how
+/// the reference does the last of them; nothing for the reference itself.
+fn full_marks(score: &TrackScore) -> String {
+    let full = crate::explain::full_lessons(score);
+    match full.last() {
+        Some(last) if !SOLUTIONS.load(Ordering::Relaxed) => format!(
+            "Full marks on {}: to see the reference's lines for one beside yours, and the \
+             mistakes its claims catch: {}\n",
+            full.join(", "),
+            crate::explain::command(last, score.track)
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The files a compile error is in, from the compiler's `--> file:line:col`
+/// lines, each once, in the order it names them.
+pub fn compile_error_files(problem: &str) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for line in problem.lines() {
+        let Some(place) = line.trim_start().strip_prefix("--> ") else {
+            continue;
+        };
+        // `exercises/apply.rs:12:5`: the path before the line and column.
+        let mut parts = place.trim().rsplitn(3, ':');
+        let (Some(_), Some(_), Some(file)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        if !files.iter().any(|known| known == file) {
+            files.push(file.to_owned());
+        }
+    }
+    files
+}
+
+/// What the first failing claim means and where to look: when the build
+/// failed, the files the compiler's error names, not the claim's.
+fn first_failing(track: Track, first: &ClaimScore, run_problem: Option<&str>) -> String {
     let claim = first.claim;
-    let files = claim.files_on(track);
+    let named = run_problem.map(compile_error_files).unwrap_or_default();
+    let files = if named.is_empty() {
+        claim.files_on(track)
+    } else {
+        named
+    };
     // The track's feature, and filters that select this track's tests of
     // the claim and no other track's.
     let alone = claim.test_command(track, first.tests.iter().map(String::as_str));
@@ -332,7 +374,7 @@ fn first_failing(track: Track, first: &ClaimScore, run_problem: bool) -> String 
                 let _ = writeln!(out, "  | …");
             }
         }
-        (None, Status::NoResult) if !first.missing.is_empty() || run_problem => {
+        (None, Status::NoResult) if !first.missing.is_empty() || run_problem.is_some() => {
             let _ = writeln!(
                 out,
                 "  no result: its tests never reported (see above); a claim without a result is not a pass"
@@ -348,5 +390,28 @@ fn capitalized(text: &str) -> String {
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A compile error is opened where the compiler says it is, not in
+    /// every file the first failing claim judges.
+    #[test]
+    fn a_compile_error_names_its_own_file() {
+        let problem = "the code does not compile, so no test ran: fix the first error\n\n\
+                       error[E0425]: cannot find value `x` in this scope\n  \
+                       --> exercises/apply.rs:31:5\n   |\n31 |     x\n   |     ^ not found\n\
+                       note: see exercises/apply.rs:2:1\n";
+        assert_eq!(compile_error_files(problem), ["exercises/apply.rs"]);
+        let two = "  --> exercises/postgres/apply.rs:3:1\n  ::: api/src/pg.rs:10:4\n  \
+                   --> exercises/postgres/apply.rs:9:1\n --> src/x.rs:1:2\n";
+        assert_eq!(
+            compile_error_files(two),
+            ["exercises/postgres/apply.rs", "src/x.rs"]
+        );
+        assert!(compile_error_files("the build took longer than 600 s").is_empty());
     }
 }

@@ -4,7 +4,9 @@
 //! the next failing claim with its step and its level-1 hint, and the keys.
 //!
 //! Keys: `h` shows the next level of that hint (a question, a pointer, then
-//! the answer), `r` grades again, `q` (or Ctrl-C, Ctrl-D) quits. On a
+//! the answer), `r` grades again, `q` (or Ctrl-C, Ctrl-D) quits. `s` shows
+//! how the reference does a lesson at full marks, beside the learner's code,
+//! and `x` resets an exercise file to its stub (both in `full_marks`). On a
 //! terminal the keys act at once; elsewhere (a pipe) a key is a line.
 //!
 //! It is the grader's own loop, with the grader's own sandbox, and lives in
@@ -20,6 +22,7 @@ use std::time::{Duration, Instant};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::claims::{LESSONS, Track, hints};
+use crate::full_marks::{Action, Extras};
 use crate::score::{ClaimScore, Status, TrackScore};
 use crate::scorecard::{self, Graded};
 
@@ -87,6 +90,8 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
     let _keys = Keys::start(tx);
     let mut passed = false;
     let mut reason = String::from("started");
+    // The lessons at full marks in the last run, and what its reset did.
+    let (mut before, mut notice) = (None, None);
     'runs: loop {
         clear();
         println!("grading ({reason})…");
@@ -108,6 +113,9 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
             }
         }
         let mut screen = Screen::new(graded, folder, took);
+        screen.extras = Extras::new(&checkout, screen.score.as_ref(), before.as_deref());
+        screen.extras.notice = notice.take();
+        before = Some(screen.extras.full());
         passed = screen.passed();
         screen.draw();
         if let Some(path) = pending {
@@ -122,10 +130,12 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
             match events.recv() {
                 Ok(Event::Saved(path)) => {
                     reason = format!("{} saved", shown(&checkout, &path));
+                    notice = screen.extras.notice.take();
                     settle(&events);
                     continue 'runs;
                 }
-                Ok(Event::Key(b'h' | b'H')) => {
+                Ok(Event::Key(key)) if screen.extras.key(key) == Action::Draw => screen.draw(),
+                Ok(Event::Key(b'h' | b'H')) if screen.extras.shows_next() => {
                     screen.next_hint();
                     screen.draw();
                 }
@@ -182,18 +192,22 @@ struct Screen {
     text: String,
     /// The next failing claim, or that every claim passes.
     next: String,
-    /// The last line: the keys, what is watched, how long the run took.
+    /// The last line's end: what is watched, how long the run took.
     keys: String,
     /// The next failing claim's hint and its track, if a claim fails.
     hint: Option<hints::Hint>,
     level: usize,
     passed: bool,
+    /// The run's score, if it ran.
+    score: Option<crate::score::Score>,
+    /// The reference for a lesson at full marks, and a reset.
+    extras: Extras,
 }
 
 impl Screen {
     fn new(graded: Result<Graded, String>, folder: &str, took: Duration) -> Screen {
         let (mut text, mut next_text) = (String::new(), String::new());
-        let (mut hint, mut passed) = (None, false);
+        let (mut hint, mut passed, mut score) = (None, false, None);
         match graded {
             Err(error) => {
                 let _ = writeln!(text, "the grader could not run: {error}");
@@ -234,12 +248,10 @@ impl Screen {
                         }
                     }
                 }
+                score = Some(graded.score);
             }
         }
-        let keys = format!(
-            "[h] next hint  [r] run again  [q] quit   watching {folder}/, last run {:.1} s",
-            took.as_secs_f64()
-        );
+        let keys = format!("watching {folder}/, last run {:.1} s", took.as_secs_f64());
         Screen {
             text,
             next: next_text,
@@ -247,6 +259,8 @@ impl Screen {
             hint,
             level: 1,
             passed,
+            score,
+            extras: Extras::new(Path::new("."), None, None),
         }
     }
 
@@ -262,13 +276,34 @@ impl Screen {
 
     fn draw(&self) {
         clear();
-        let mut next = self.next.clone();
-        if let Some(hint) = &self.hint {
-            for level in 2..=self.level {
-                let _ = write!(next, "\n  hint, level {level} of 3: {}", hint.level(level));
+        let size = terminal_size();
+        let hint_key = if self.hint.is_some() {
+            "[h] next hint  "
+        } else {
+            ""
+        };
+        // A question (reset which file? y/N) takes every key as its answer.
+        let again = if self.extras.asks() {
+            ""
+        } else {
+            "[r] run again  [q] quit"
+        };
+        let mut keys = format!("{}{again}   {}", self.extras.keys(), self.keys);
+        let (top, next) = match self.extras.text(size.map(|(width, _)| width)) {
+            Some((text, alone)) => (if alone { "" } else { self.text.as_str() }, text),
+            None => {
+                keys = format!("{hint_key}{keys}");
+                let mut next = self.extras.banner();
+                next.push_str(&self.next);
+                if let Some(hint) = &self.hint {
+                    for level in 2..=self.level {
+                        let _ = write!(next, "\n  hint, level {level} of 3: {}", hint.level(level));
+                    }
+                }
+                (self.text.as_str(), next)
             }
-        }
-        let lines = fit(&self.text, &next, &self.keys, terminal_size());
+        };
+        let lines = fit(top, &next, &keys, size);
         // Raw mode leaves output processing on: "\n" still starts a line.
         print!("{}", lines.join("\n"));
         let _ = std::io::stdout().flush();
@@ -276,7 +311,7 @@ impl Screen {
 }
 
 /// The terminal's columns and rows, if standard output is one.
-fn terminal_size() -> Option<(usize, usize)> {
+pub(crate) fn terminal_size() -> Option<(usize, usize)> {
     #[cfg(unix)]
     {
         let size = rustix::termios::tcgetwinsize(std::io::stdout()).ok()?;

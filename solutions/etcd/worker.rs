@@ -6,6 +6,7 @@ use crate::{LabError, Outcome};
 /// Does `job` under the lock of `job.resource`: take the lock, make sure the
 /// destination fences with this holder's token, then apply the request.
 pub fn work(worker: &mut Worker, job: &Job) -> Result<Outcome, LabError> {
+    // L7:
     let held = worker.lock(&job.resource)?;
     // The lock key's revision: the cluster's counter of changes, so a
     // later holder's key always has a higher one. The lease id is not (it

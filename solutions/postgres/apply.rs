@@ -13,6 +13,7 @@ pub fn apply(
     request_id: &str,
     delta: i64,
 ) -> Result<Outcome, LabError> {
+    // L6:
     // Malformed requests are refused before the server is asked anything.
     if request_id.is_empty() {
         return Err(LabError::EmptyRequestId);
@@ -21,11 +22,13 @@ pub fn apply(
         return Err(LabError::GenerationBelowOne(generation));
     }
 
+    // L3:
     let mut tx = db.begin()?;
     // Lock the resource's row first: from here to the commit no install can
     // change its generation. Other resources stay free.
     tx.lock_row(resource)?;
 
+    // L1, L2:
     // 1-2. The presented generation must be the installed one.
     let installed = tx.installed_generation(resource)?;
     if generation < installed {
@@ -41,6 +44,7 @@ pub fn apply(
         });
     }
 
+    // L4:
     // 3. Only a current holder learns whether its request was seen before.
     if let Some(record) = tx.find_record(resource, request_id)? {
         if record.delta != delta {
@@ -55,6 +59,7 @@ pub fn apply(
         });
     }
 
+    // L3, L4, L5, L6:
     // 4. The effect and its record commit together or not at all.
     let value = tx.value(resource)?;
     let result = value

@@ -4,6 +4,7 @@
 
 -- The authority installs p_new_generation on p_resource: strictly higher
 -- than the installed one, or refused.
+-- L8:
 CREATE FUNCTION install_generation(p_resource text, p_new_generation bigint)
 RETURNS void
 LANGUAGE plpgsql
@@ -13,9 +14,11 @@ AS $$
 DECLARE
     installed bigint;
 BEGIN
+    -- L6:
     IF p_new_generation < 1 THEN
         PERFORM refuse_generation_below_one(p_new_generation);
     END IF;
+    -- L3:
     -- The row lock first: no install or apply lands between this read and
     -- the write below. NOWAIT: a held lock is contention, at once.
     SELECT generation INTO installed FROM resources
@@ -23,6 +26,7 @@ BEGIN
     IF NOT FOUND THEN
         PERFORM refuse_unknown_resource(p_resource);
     END IF;
+    -- L1, L2, L5:
     IF p_new_generation <= installed THEN
         PERFORM refuse_not_higher(p_new_generation, installed);
     END IF;
@@ -32,6 +36,7 @@ $$;
 
 -- The worker asks to apply p_delta to p_resource under p_generation, as
 -- request p_request_id. Returns 'applied' or 'replayed', with the value.
+-- L8:
 CREATE FUNCTION apply(p_resource text, p_generation bigint, p_request_id text, p_delta bigint,
                       OUT outcome text, OUT value_after bigint)
 LANGUAGE plpgsql
@@ -43,12 +48,14 @@ DECLARE
     current_value bigint;
     recorded requests%ROWTYPE;
 BEGIN
+    -- L6:
     IF p_request_id = '' THEN
         PERFORM refuse_empty_request_id();
     END IF;
     IF p_generation < 1 THEN
         PERFORM refuse_generation_below_one(p_generation);
     END IF;
+    -- L3:
     -- Lock the row, then decide on what it holds: the generation first,
     -- then the record, then the effect, all in this one transaction.
     SELECT generation, value INTO installed, current_value FROM resources
@@ -56,12 +63,14 @@ BEGIN
     IF NOT FOUND THEN
         PERFORM refuse_unknown_resource(p_resource);
     END IF;
+    -- L1, L2:
     IF p_generation < installed THEN
         PERFORM refuse_stale(p_generation, installed);
     END IF;
     IF p_generation > installed THEN
         PERFORM refuse_never_issued(p_generation, installed);
     END IF;
+    -- L4:
     SELECT * INTO recorded FROM requests
      WHERE resource = p_resource AND request_id = p_request_id;
     IF FOUND THEN
@@ -72,6 +81,7 @@ BEGIN
         value_after := recorded.result;
         RETURN;
     END IF;
+    -- L3, L4, L5, L6:
     IF (p_delta > 0 AND current_value > 9223372036854775807 - p_delta)
        OR (p_delta < 0 AND current_value < -9223372036854775808 - p_delta) THEN
         PERFORM refuse_overflow(current_value, p_delta);
@@ -84,6 +94,7 @@ BEGIN
 END
 $$;
 
+-- L8:
 -- A rule of the schema, whoever writes: a generation never goes back. A
 -- restore from an old backup, an operator's UPDATE, a second service:
 -- each is refused here, where install_generation cannot see them.

@@ -10,13 +10,16 @@ pub fn install_generation(
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {
+    // L6:
     if new_generation < 1 {
         return Err(LabError::GenerationBelowOne(new_generation));
     }
+    // L3:
     // Lock the row before reading, like `apply`: the comparison and the
     // write must see the same installed generation.
     let mut tx = db.begin()?;
     tx.lock_row(resource)?;
+    // L1, L2, L5:
     let installed = tx.installed_generation(resource)?;
     if new_generation <= installed {
         return Err(LabError::NotHigher {

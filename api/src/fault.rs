@@ -81,9 +81,7 @@ impl From<rusqlite::Error> for LabError {
         let refused = error.sqlite_error_code() == Some(AuthorizationForStatementDenied)
             || message.starts_with("not authorized");
         match error.sqlite_error_code() {
-            _ if marked => {
-                take().unwrap_or(LabError::InjectedFault("at a checkpoint"))
-            }
+            _ if marked => take().unwrap_or(LabError::InjectedFault("at a checkpoint")),
             _ if refused => match take() {
                 Some(refusal @ LabError::NotAllowed(_)) => refusal,
                 _ => LabError::NotAllowed(message.to_owned()),
@@ -102,12 +100,8 @@ impl From<postgres::Error> for LabError {
     fn from(error: postgres::Error) -> Self {
         use postgres::error::SqlState;
         // A fault a test injected at a checkpoint comes back as itself.
-        if error
-            .code()
-            .is_some_and(|code| code.code() == SERVER_CODE)
-        {
-            return take_from_server()
-                .unwrap_or(LabError::InjectedFault("at a checkpoint"));
+        if error.code().is_some_and(|code| code.code() == SERVER_CODE) {
+            return take_from_server().unwrap_or(LabError::InjectedFault("at a checkpoint"));
         }
         match error.code() {
             Some(code) if *code == SqlState::LOCK_NOT_AVAILABLE => LabError::Contention,

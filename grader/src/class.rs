@@ -66,16 +66,10 @@ pub struct Options {
     pub jobs: Option<usize>,
 }
 
-/// The lab's checkout: the workspace this grader belongs to.
-pub fn repository() -> PathBuf {
-    let grader = Path::new(env!("CARGO_MANIFEST_DIR"));
-    grader.parent().unwrap_or(grader).to_path_buf()
-}
-
 /// Grades every submission (of the shard), writes the outputs, and checks
 /// them.
 pub fn grade(options: &Options) -> Result<ExitCode, String> {
-    let repository = repository();
+    let repository = crate::checkout::repository();
     // Cargo runs in the scratch copy: relative paths would point there.
     let absolute = |path: &Path| {
         std::path::absolute(path)

@@ -10,10 +10,8 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::ExitCode;
-use std::time::Duration;
 
-use crate::claims::{CLAIMS, LESSONS, Lesson, Track};
+use crate::claims::{LESSONS, Lesson, Track};
 use crate::pitfalls;
 use crate::reference;
 use crate::score::{Status, TrackScore};
@@ -43,7 +41,7 @@ pub fn full_lessons(score: &TrackScore) -> Vec<&'static str> {
 
 /// A lesson's points on a track (earned, total) and whether every graded
 /// claim of it passed; `None` if the lesson has no graded claim there.
-fn points(score: &TrackScore, lesson: &str) -> Option<(u32, u32, bool)> {
+pub fn points(score: &TrackScore, lesson: &str) -> Option<(u32, u32, bool)> {
     let claims: Vec<_> = score
         .claims
         .iter()
@@ -62,66 +60,6 @@ fn points(score: &TrackScore, lesson: &str) -> Option<(u32, u32, bool)> {
 /// The command that shows a lesson's explanation on a track.
 pub fn command(lesson: &str, track: Track) -> String {
     format!("cargo grade --explain {lesson}{}", track.grade_flag())
-}
-
-/// Grades this checkout, and prints the explanation of `what` (a lesson, or
-/// one of its claims) on `track` if the lesson is at full marks there.
-pub fn run(
-    what: &str,
-    track: Track,
-    test_limit: Duration,
-    build_limit: Duration,
-    sandbox: bool,
-) -> Result<ExitCode, String> {
-    let lesson = self::lesson(what)
-        .ok_or_else(|| format!("no lesson {what:?}: a lesson is named L1 to L8"))?;
-    if !CLAIMS
-        .iter()
-        .any(|claim| claim.lesson() == lesson && claim.on(track) && claim.points > 0)
-    {
-        let others: Vec<String> = Track::ALL
-            .into_iter()
-            .filter(|other| {
-                CLAIMS
-                    .iter()
-                    .any(|claim| claim.lesson() == lesson && claim.on(*other))
-            })
-            .map(|other| format!("`{}`", command(lesson.id, other)))
-            .collect();
-        return Err(format!(
-            "{} has no graded claim on {}; try {}",
-            lesson.id,
-            track.name(),
-            others.join(" or ")
-        ));
-    }
-    let graded = crate::scorecard::score(false, test_limit, build_limit, sandbox)?;
-    let score = graded
-        .score
-        .tracks
-        .iter()
-        .find(|score| score.track == track)
-        .ok_or_else(|| format!("{} was not graded", track.name()))?;
-    let (earned, total, full) = points(score, lesson.id).unwrap_or_default();
-    if !full {
-        println!(
-            "\n{} is not at full marks on {} yet ({earned}/{total} points): its reference \
-             would give away what is left to find.\n`cargo grade{}` names its next failing claim; \
-             once every claim of {} passes, `{}` shows the reference's lines beside yours.",
-            lesson.id,
-            track.name(),
-            track.grade_flag(),
-            lesson.id,
-            command(lesson.id, track)
-        );
-        return Ok(ExitCode::FAILURE);
-    }
-    let width = crate::watch::terminal_size().map(|(columns, _)| columns);
-    print!(
-        "\n{}",
-        render(&crate::class::repository(), lesson, track, width)
-    );
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The explanation of a lesson on a track: for each file its claims judge,
@@ -331,7 +269,7 @@ mod tests {
     /// wider than the terminal; stacked when it is narrow.
     #[test]
     fn the_reference_is_shown_beside_the_learners_function() {
-        let root = crate::class::repository();
+        let root = crate::checkout::repository();
         let l3 = lesson("L3").unwrap();
         let wide = render(&root, l3, Track::Sqlite, Some(140));
         // The code's lines fit; the pitfalls' sentences are the terminal's

@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn s_offers_the_lesson_just_passed_or_the_last_before_the_next_claim() {
-        let root = crate::class::repository();
+        let root = crate::checkout::repository();
         // L1, L2 and L5 pass; L3 is next: L2 is offered, nothing is new.
         let first = Extras::new(&root, Some(&score(&["L1", "L2", "L5"])), None);
         assert_eq!(first.offered_lesson(), Some((Track::Sqlite, "L2")));
@@ -332,7 +332,7 @@ mod tests {
 
     #[test]
     fn s_shows_the_explanation_and_b_goes_back() {
-        let root = crate::class::repository();
+        let root = crate::checkout::repository();
         let mut extras = Extras::new(&root, Some(&score(&["L1", "L2"])), None);
         assert_eq!(extras.text(Some(120)), None);
         assert_eq!(extras.key(b's'), Action::Draw);
@@ -353,7 +353,7 @@ mod tests {
 
     #[test]
     fn x_asks_which_file_then_y_before_it_resets() {
-        let root = crate::class::repository();
+        let root = crate::checkout::repository();
         let mut extras = Extras::new(&root, Some(&score(&[])), None);
         extras.key(b'x');
         let (text, _) = extras.text(None).unwrap();

@@ -20,7 +20,7 @@ use crate::claims::{self, CLAIMS, LESSONS, Track, hints};
 /// (`L4.9`), whose failing step is found by running its tests, or a hint's
 /// id (`replay-applied-again`).
 pub fn show(what: &str, level: Option<usize>, track: Track) -> Result<ExitCode, String> {
-    let checkout = crate::class::repository();
+    let checkout = crate::checkout::repository();
     let (claim, hint) = match claims::claim(what) {
         Some(claim) => {
             if !claim.on(track) {

@@ -12,7 +12,12 @@
 //! # Layout
 //!
 //! - `cli`: the command line.
-//! - `scorecard`: no arguments, this checkout's scorecard.
+//! - `checkout`: where the lab's checkout is.
+//! - `scorecard`: no arguments, this checkout's scorecard (and the
+//!   `--explain` command, which grades it first).
+//! - `watch`: `--watch`, the scorecard again on every save, and its keys;
+//!   `full_marks`, its views of a lesson at full marks and of a reset;
+//!   `terminal`, the size it draws to.
 //! - `hint`: `--hint`, the next level of a failing step's hint, and
 //!   `--claims`, every claim's statement.
 //! - `explain`: `--explain`, a lesson at full marks: the reference's lines
@@ -24,6 +29,7 @@
 //! - `output`: the output folder: its place, its lock, its files, merging.
 //! - `sandbox`: bubblewrap, around every build and test run.
 //! - `suite`: building the graded suite and running its test binary.
+//! - `cache`: the dependencies a class's scratch copies share, built once.
 //! - `verdicts`: the channel the tests' verdicts come through.
 //! - `process`: a child process with a time limit and bounded output.
 //! - `libtest`: libtest's human output, for what a failed test printed.
@@ -32,8 +38,13 @@
 //!   `grader/allowlist.txt`, which puts it on hold.
 //! - `report`: gradebook, results.json, summary, class rules, `--expect`.
 //! - `html`: `index.html`, the class report.
+//!
+//! Beside it, `src/bin/book.rs` (`cargo book`) writes the book's and the
+//! README's generated parts from the claim catalogue, and checks them.
+//! `.ci/import-circles` keeps the arrows between these modules one way.
 
 mod cache;
+mod checkout;
 mod class;
 mod cli;
 mod explain;
@@ -54,6 +65,7 @@ mod scorecard;
 mod scratch;
 mod submission;
 mod suite;
+mod terminal;
 mod verdicts;
 mod watch;
 
@@ -96,7 +108,7 @@ fn main() -> ExitCode {
             test_limit,
             build_limit,
             sandbox,
-        }) => explain::run(&what, track, test_limit, build_limit, sandbox),
+        }) => scorecard::explain(&what, track, test_limit, build_limit, sandbox),
         Ok(cli::Mode::Reset { file, yes }) => reset::run(&file, yes),
         Ok(cli::Mode::Merge {
             shards,

@@ -241,7 +241,7 @@ mod tests {
     /// by its header; L8's SQL mutants, whose header says nothing, by name.
     #[test]
     fn the_committed_mutants_are_the_lessons_pitfalls() {
-        let root = crate::class::repository();
+        let root = crate::checkout::repository();
         let l2 = for_lesson(&root, "L2", Track::Sqlite);
         let ge = l2
             .iter()

@@ -258,7 +258,7 @@ GRANT EXECUTE ON FUNCTION apply TO worker;
     /// that has claims on the track.
     #[test]
     fn every_lesson_of_a_track_is_marked_in_its_reference() {
-        let root = crate::class::repository();
+        let root = crate::checkout::repository();
         for track in Track::ALL {
             for (reference, _) in files(track) {
                 let source = std::fs::read_to_string(root.join(&reference))

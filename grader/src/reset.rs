@@ -148,7 +148,7 @@ pub fn shown(checkout: &Path, backup: &Path) -> String {
 /// `cargo grade --reset FILE [--yes]`: asks on a terminal (y/N), refuses
 /// elsewhere without `--yes`, then resets.
 pub fn run(given: &str, yes: bool) -> Result<ExitCode, String> {
-    let checkout = crate::class::repository();
+    let checkout = crate::checkout::repository();
     let file = exercise(&checkout, given)?;
     let path = checkout.join(file);
     if std::fs::read(&path).is_ok_and(|mine| stub(file).is_some_and(|s| s.as_bytes() == mine)) {
@@ -197,7 +197,7 @@ mod tests {
     /// `.ci/stubs-must-fail` needs; a learner's own `exercises/` differ.)
     #[test]
     fn the_grader_resets_to_the_committed_stubs() {
-        let root = crate::class::repository();
+        let root = crate::checkout::repository();
         for (file, stub) in STUBS {
             let committed = std::fs::read_to_string(root.join(file)).unwrap();
             assert!(
@@ -248,7 +248,7 @@ mod tests {
 
     #[test]
     fn a_file_is_named_with_or_without_its_folder() {
-        let root = crate::class::repository();
+        let root = crate::checkout::repository();
         assert_eq!(
             exercise(&root, "exercises/apply.rs"),
             Ok("exercises/apply.rs")

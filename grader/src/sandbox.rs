@@ -556,7 +556,7 @@ fn sysroot() -> Option<&'static Path> {
             let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
             let output = Command::new(rustc)
                 .args(["--print", "sysroot"])
-                .current_dir(crate::class::repository())
+                .current_dir(crate::checkout::repository())
                 .stdin(Stdio::null())
                 .stderr(Stdio::null())
                 .output()

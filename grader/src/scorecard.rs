@@ -16,7 +16,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::claims::{LESSONS, Track};
+use crate::claims::{CLAIMS, LESSONS, Track};
+use crate::explain;
 
 use crate::sandbox::{self, Sandbox};
 use crate::score::{ClaimScore, Score, Status, TrackScore, tracks};
@@ -84,7 +85,7 @@ pub fn score(
     sandbox: bool,
 ) -> Result<Graded, String> {
     SOLUTIONS.store(solutions, Ordering::Relaxed);
-    let checkout = crate::class::repository();
+    let checkout = crate::checkout::repository();
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| checkout.join("target"));
@@ -178,7 +179,7 @@ pub fn score(
 /// The review of the graded exercise files, as a class grading would hold
 /// them.
 fn review(solutions: bool) -> Vec<crate::flags::Flag> {
-    let checkout = crate::class::repository();
+    let checkout = crate::checkout::repository();
     crate::submission::exercise_files()
         .into_iter()
         .flat_map(|(_, file)| {
@@ -391,6 +392,66 @@ fn capitalized(text: &str) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
+}
+
+/// Grades this checkout, and prints the explanation of `what` (a lesson, or
+/// one of its claims) on `track` if the lesson is at full marks there.
+pub fn explain(
+    what: &str,
+    track: Track,
+    test_limit: Duration,
+    build_limit: Duration,
+    sandbox: bool,
+) -> Result<ExitCode, String> {
+    let lesson = explain::lesson(what)
+        .ok_or_else(|| format!("no lesson {what:?}: a lesson is named L1 to L8"))?;
+    if !CLAIMS
+        .iter()
+        .any(|claim| claim.lesson() == lesson && claim.on(track) && claim.points > 0)
+    {
+        let others: Vec<String> = Track::ALL
+            .into_iter()
+            .filter(|other| {
+                CLAIMS
+                    .iter()
+                    .any(|claim| claim.lesson() == lesson && claim.on(*other))
+            })
+            .map(|other| format!("`{}`", explain::command(lesson.id, other)))
+            .collect();
+        return Err(format!(
+            "{} has no graded claim on {}; try {}",
+            lesson.id,
+            track.name(),
+            others.join(" or ")
+        ));
+    }
+    let graded = score(false, test_limit, build_limit, sandbox)?;
+    let score = graded
+        .score
+        .tracks
+        .iter()
+        .find(|score| score.track == track)
+        .ok_or_else(|| format!("{} was not graded", track.name()))?;
+    let (earned, total, full) = explain::points(score, lesson.id).unwrap_or_default();
+    if !full {
+        println!(
+            "\n{} is not at full marks on {} yet ({earned}/{total} points): its reference \
+             would give away what is left to find.\n`cargo grade{}` names its next failing claim; \
+             once every claim of {} passes, `{}` shows the reference's lines beside yours.",
+            lesson.id,
+            track.name(),
+            track.grade_flag(),
+            lesson.id,
+            explain::command(lesson.id, track)
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let width = crate::terminal::size().map(|(columns, _)| columns);
+    print!(
+        "\n{}",
+        explain::render(&crate::checkout::repository(), lesson, track, width)
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -58,7 +58,7 @@ pub struct Options {
 /// Watches the exercises and shows the scorecard until the learner quits.
 /// Exits 0 if the last run passed every claim.
 pub fn run(options: &Options) -> Result<ExitCode, String> {
-    let checkout = crate::class::repository();
+    let checkout = crate::checkout::repository();
     let folder = if options.solutions {
         "solutions"
     } else {
@@ -276,7 +276,7 @@ impl Screen {
 
     fn draw(&self) {
         clear();
-        let size = terminal_size();
+        let size = crate::terminal::size();
         let hint_key = if self.hint.is_some() {
             "[h] next hint  "
         } else {
@@ -308,18 +308,6 @@ impl Screen {
         print!("{}", lines.join("\n"));
         let _ = std::io::stdout().flush();
     }
-}
-
-/// The terminal's columns and rows, if standard output is one.
-pub(crate) fn terminal_size() -> Option<(usize, usize)> {
-    #[cfg(unix)]
-    {
-        let size = rustix::termios::tcgetwinsize(std::io::stdout()).ok()?;
-        (size.ws_col > 0 && size.ws_row > 0)
-            .then_some((usize::from(size.ws_col), usize::from(size.ws_row)))
-    }
-    #[cfg(not(unix))]
-    None
 }
 
 /// The screen's lines for a terminal of `size` (columns, rows): no line

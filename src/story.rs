@@ -242,16 +242,16 @@ fn l2_explicit_contract(n: &Narrator) -> Result<(), Halt> {
 
 /// L3: the check and the effect share one transaction that holds the lock.
 fn l3_decision_in_transaction(n: &Narrator) -> Result<(), Halt> {
-    n.note("The destination takes the write lock before it reads the generation, and keeps it until it commits.");
-    l3::apply_meets_contention(n, &lab(Journal::Rollback)?)?;
-    l3::apply_holds_the_lock(n, &lab(Journal::Rollback)?, Checkpoint::GenerationRead)?;
+    n.note("The destination takes the write lock before it reads the generation, and keeps it until it commits. The file is in WAL mode, where a reader never holds a writer back: only that lock keeps an install out.");
+    l3::apply_meets_contention(n, &lab(Journal::Wal)?)?;
+    l3::apply_holds_the_lock(n, &lab(Journal::Wal)?, Checkpoint::GenerationRead)?;
     n.note(
         "install_generation too: it takes the write lock before it reads the installed generation.",
     );
-    l3::install_meets_contention(n, &lab(Journal::Rollback)?)?;
-    l3::install_holds_the_lock(n, &lab(Journal::Rollback)?, Checkpoint::GenerationRead)?;
-    n.note("The same story with the file in WAL mode: readers no longer block the writer, but there is still one writer.");
-    l3::lock_story_in_this_journal_mode(n, &lab(Journal::Wal)?, Journal::Wal)
+    l3::install_meets_contention(n, &lab(Journal::Wal)?)?;
+    l3::install_holds_the_lock(n, &lab(Journal::Wal)?, Checkpoint::GenerationRead)?;
+    n.note("The same story with the file in the rollback journal: a reader's shared lock also holds a writer's commit back, but there is still one writer.");
+    l3::lock_story_in_this_journal_mode(n, &lab(Journal::Rollback)?, Journal::Rollback)
 }
 
 /// L4: the generation says who may act, not whether the act already happened.

@@ -132,7 +132,12 @@ fn selected(claim: &Claim, track: Track, step: &str, expected: &str, got: &str) 
     // what the learner's worker did with its token and its request id.
     let (expected, got) = first_difference(expected, got);
     if track == Track::Etcd {
-        return etcd(expected, got).unwrap_or(claim.id);
+        // What the observer read (a value the worker's job never wrote)
+        // speaks for itself before the claim's own hint, which assumes
+        // the job ran.
+        return etcd(expected, got)
+            .or_else(|| observed(Seen::of(expected), Seen::of(got), expected, got))
+            .unwrap_or(claim.id);
     }
     // An install got in while the call was paused after a read, and the
     // call then met contention: the install had committed by then, so the

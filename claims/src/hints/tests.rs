@@ -336,6 +336,22 @@ fn a_hint_never_says_what_the_step_does_not_show() {
     );
 }
 
+/// The etcd stub never commits: L7.5's observation of the value its first
+/// attempt should have written asks about that value, not about a retry.
+#[test]
+fn an_etcd_step_that_reads_a_value_asks_about_the_value() {
+    assert_eq!(
+        hint(
+            "L7.5",
+            Track::Etcd,
+            "observe fund-A",
+            "generation 1, value 5",
+            "generation 1, value 0"
+        ),
+        "value-differs"
+    );
+}
+
 #[test]
 fn every_observation_hint_has_a_premise() {
     for hint in OBSERVED {

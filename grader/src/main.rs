@@ -13,6 +13,8 @@
 //!
 //! - `cli`: the command line.
 //! - `scorecard`: no arguments, this checkout's scorecard.
+//! - `part`: `--lesson` and `--claim`, one part of the scorecard.
+//! - `classroom`: `--classroom`, the GitHub Classroom workflow.
 //! - `hint`: `--hint`, the next level of a failing step's hint, and
 //!   `--claims`, every claim's statement.
 //! - `class`: batch grading, one submission after the other.
@@ -32,12 +34,14 @@
 
 mod cache;
 mod class;
+mod classroom;
 mod cli;
 mod flags;
 mod hint;
 mod html;
 mod libtest;
 mod output;
+mod part;
 mod process;
 mod report;
 mod sandbox;
@@ -82,6 +86,7 @@ fn main() -> ExitCode {
         Ok(cli::Mode::Class(options)) => class::grade(&options),
         Ok(cli::Mode::Hint { what, level, track }) => hint::show(&what, level, track),
         Ok(cli::Mode::Claims) => Ok(hint::list_claims()),
+        Ok(cli::Mode::Classroom { by_lesson }) => Ok(classroom::print(by_lesson)),
         Ok(cli::Mode::Merge {
             shards,
             out,

@@ -150,7 +150,7 @@ impl TrackScore {
             .collect();
         let claims = CLAIMS
             .iter()
-            .filter(|claim| claim.on(track))
+            .filter(|claim| claim.on(track) && crate::part::claim_selected(claim))
             .map(|claim| {
                 let tests = names
                     .iter()
@@ -207,7 +207,7 @@ impl TrackScore {
             track,
             claims: CLAIMS
                 .iter()
-                .filter(|claim| claim.on(track))
+                .filter(|claim| claim.on(track) && crate::part::claim_selected(claim))
                 .map(|claim| ClaimScore {
                     claim,
                     status: Status::NoResult,
@@ -225,9 +225,10 @@ impl TrackScore {
         self.claims.iter().map(|claim| claim.earned).sum()
     }
 
-    /// The points there are on the track.
+    /// The points there are on the track (in the part graded, with
+    /// `--lesson` or `--claim`).
     pub fn total(&self) -> u32 {
-        claims::total_points_on(self.track)
+        self.claims.iter().map(|claim| claim.claim.points).sum()
     }
 
     /// Whether every graded claim of the track passed. A claim worth 0 points (checked,

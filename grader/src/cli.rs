@@ -20,6 +20,8 @@ usage:
   cargo grade (--lesson L3 | --claim L3.2) [--postgres] [--etcd] [--postgres-sql]
       the scorecard of one lesson or claim: exits 0 when it earns all its
       points (a grading step per part gives partial credit)
+  cargo grade --gradescope FILE [...]
+      the scorecard, also written to FILE in Gradescope's results.json format
   cargo grade --classroom[=lessons] [--postgres] [--etcd] [--postgres-sql]
       print the GitHub Classroom workflow: a step per claim (or lesson) worth
       its points (autograders/classroom.yml is its SQLite copy)
@@ -156,7 +158,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     let mut jobs = None;
     // `--lesson`, `--claim`, `--gradescope` and `--classroom` (see
     // `crate::part`, `crate::gradescope`, `crate::classroom`).
-    let (mut part, gradescope, mut classroom) = (None, false, None);
+    let (mut part, mut gradescope, mut classroom) = (None, false, None);
     while let Some(arg) = parser.next().map_err(message)? {
         match arg {
             Short('h') | Long("help") => return Ok(Mode::Help),
@@ -196,6 +198,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
                 };
                 crate::part::select(selected)?;
                 part = Some(selected);
+            }
+            Long("gradescope") => {
+                crate::gradescope::write_to(PathBuf::from(parser.value().map_err(message)?))?;
+                gradescope = true;
             }
             Long("classroom") => {
                 classroom = Some(match parser.optional_value() {

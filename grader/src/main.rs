@@ -15,6 +15,7 @@
 //! - `scorecard`: no arguments, this checkout's scorecard.
 //! - `part`: `--lesson` and `--claim`, one part of the scorecard.
 //! - `classroom`: `--classroom`, the GitHub Classroom workflow.
+//! - `gradescope`: `--gradescope`, the scorecard in Gradescope's format.
 //! - `hint`: `--hint`, the next level of a failing step's hint, and
 //!   `--claims`, every claim's statement.
 //! - `class`: batch grading, one submission after the other.
@@ -37,6 +38,7 @@ mod class;
 mod classroom;
 mod cli;
 mod flags;
+mod gradescope;
 mod hint;
 mod html;
 mod libtest;

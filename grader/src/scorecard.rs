@@ -51,7 +51,9 @@ pub fn grade(
             println!("  {flag}");
         }
     }
-    print!("{}", render(&graded.score, graded.problem.as_deref()));
+    let text = render(&graded.score, graded.problem.as_deref());
+    print!("{text}");
+    crate::gradescope::write_if_asked(&graded, &text)?;
     Ok(if graded.score.full_marks() {
         ExitCode::SUCCESS
     } else {

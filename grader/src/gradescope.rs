@@ -137,7 +137,12 @@ fn test(track: Track, score: &ClaimScore, problem: Option<&str>) -> Value {
                     output.push('\n');
                 }
             }
-            output.push_str(&format!("\nmore: {}\n", claim.hint_command(track)));
+            // The failure names the command for more of its hint; say it
+            // where it did not.
+            let command = claim.hint_command(track);
+            if !output.contains(&command) {
+                output.push_str(&format!("\nmore: {command}\n"));
+            }
         }
         Status::NoResult if score.missing.is_empty() => {
             output.push_str(match problem {

@@ -170,3 +170,56 @@ fn test(track: Track, score: &ClaimScore, problem: Option<&str>) -> Value {
         "visibility": "visible",
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::Score;
+
+    fn graded(held: Vec<crate::flags::Flag>) -> Graded {
+        Graded {
+            score: Score::nothing(),
+            problem: Some("the code does not compile".to_owned()),
+            unsandboxed: None,
+            held,
+        }
+    }
+
+    #[test]
+    fn a_test_per_claim_with_its_points() {
+        let results = results(&graded(Vec::new()), "\nScorecard\n\nPoints 0/35\n");
+        let tests = results["tests"].as_array().unwrap();
+        let max: u64 = tests.iter().map(|t| t["max_score"].as_u64().unwrap()).sum();
+        assert_eq!(max, u64::from(crate::claims::total_points()));
+        assert!(tests.iter().all(|t| t["status"] == "failed"));
+        assert!(tests.iter().all(|t| t["visibility"] == "visible"));
+        assert_eq!(results["score"], 0);
+        assert!(results["output"].as_str().unwrap().starts_with("Scorecard"));
+    }
+
+    #[test]
+    fn a_hold_is_a_test_at_zero_and_withholds_the_score() {
+        let flag = crate::flags::Flag {
+            file: "exercises/apply.rs".to_owned(),
+            line: 3,
+            what: "std::fs".to_owned(),
+            text: "std::fs::read(\"x\")".to_owned(),
+        };
+        let results = results(&graded(vec![flag]), "Points 0/35\n");
+        let tests = results["tests"].as_array().unwrap();
+        let hold = tests.last().unwrap();
+        assert_eq!(hold["name"], "Review: on hold");
+        assert_eq!(
+            (hold["score"].as_u64(), hold["max_score"].as_u64()),
+            (Some(0), Some(0))
+        );
+        assert!(
+            hold["output"]
+                .as_str()
+                .unwrap()
+                .contains("exercises/apply.rs:3: std::fs")
+        );
+        assert!(results["output"].as_str().unwrap().starts_with("ON HOLD."));
+        assert_eq!(results["score"], 0);
+    }
+}

@@ -79,6 +79,12 @@ options:
   --postgres            grade the PostgreSQL track too
   --etcd                grade the etcd track too
   --postgres-sql        grade lesson 8, the SQL functions, too
+  --lesson L3           grade one lesson's claims only (exit 0: all its points)
+  --claim L3.2          grade one claim only (exit 0: all its points)
+  --gradescope FILE     also write the scorecard to FILE as Gradescope's
+                        results.json
+  --classroom[=lessons] print the GitHub Classroom workflow, a step per claim
+                        (or per lesson)
   --accept NAME         count the points of the submission NAME although the
                         review put it on hold (its source names what
                         grader/allowlist.txt does not have); read the lines

@@ -17,6 +17,14 @@ usage:
   cargo grade [--solutions] [--postgres] [--etcd] [--postgres-sql]
       grade this checkout's exercises and print a scorecard
       (--solutions: the reference in solutions/ instead)
+  cargo grade (--lesson L3 | --claim L3.2) [--postgres] [--etcd] [--postgres-sql]
+      the scorecard of one lesson or claim: exits 0 when it earns all its
+      points (a grading step per part gives partial credit)
+  cargo grade --gradescope FILE [...]
+      the scorecard, also written to FILE in Gradescope's results.json format
+  cargo grade --classroom[=lessons] [--postgres] [--etcd] [--postgres-sql]
+      print the GitHub Classroom workflow: a step per claim (or lesson) worth
+      its points (autograders/classroom.yml is its SQLite copy)
   cargo grade --watch [--postgres] [--etcd] [--postgres-sql]
       grade again each time a file under exercises/ is saved: a bar per
       lesson, the next failing claim, its step and hint; keys h (next level
@@ -79,6 +87,12 @@ options:
   --postgres            grade the PostgreSQL track too
   --etcd                grade the etcd track too
   --postgres-sql        grade lesson 8, the SQL functions, too
+  --lesson L3           grade one lesson's claims only (exit 0: all its points)
+  --claim L3.2          grade one claim only (exit 0: all its points)
+  --gradescope FILE     also write the scorecard to FILE as Gradescope's
+                        results.json
+  --classroom[=lessons] print the GitHub Classroom workflow, a step per claim
+                        (or per lesson)
   --accept NAME         count the points of the submission NAME although the
                         review put it on hold (its source names what
                         grader/allowlist.txt does not have); read the lines
@@ -146,6 +160,12 @@ pub enum Mode {
         /// Without asking (`--yes`).
         yes: bool,
     },
+    /// The GitHub Classroom workflow (`--classroom`), a step per claim or,
+    /// `by_lesson`, per lesson.
+    Classroom {
+        /// One step per lesson (`--classroom=lessons`).
+        by_lesson: bool,
+    },
     /// Merge shards.
     Merge {
         /// The shards' output folders.
@@ -173,6 +193,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     let mut accept = Vec::new();
     let mut jobs = None;
     let (mut explain, mut reset, mut yes) = (None::<String>, None::<String>, false);
+    // `--lesson`, `--claim`, `--gradescope` and `--classroom` (see
+    // `crate::part`, `crate::gradescope`, `crate::classroom`).
+    let (mut part, mut gradescope, mut classroom) = (None, false, None);
     while let Some(arg) = parser.next().map_err(message)? {
         match arg {
             Short('h') | Long("help") => return Ok(Mode::Help),
@@ -208,6 +231,33 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
                 reset = Some(parser.value().map_err(message)?.string().map_err(message)?)
             }
             Long("yes") => yes = true,
+            Long(flag @ ("lesson" | "claim")) => {
+                let by_lesson = flag == "lesson";
+                let value = parser.value().map_err(message)?;
+                let text = value.to_string_lossy();
+                let selected = if by_lesson {
+                    crate::part::Part::lesson(&text)?
+                } else {
+                    crate::part::Part::claim(&text)?
+                };
+                crate::part::select(selected)?;
+                part = Some(selected);
+            }
+            Long("gradescope") => {
+                crate::gradescope::write_to(PathBuf::from(parser.value().map_err(message)?))?;
+                gradescope = true;
+            }
+            Long("classroom") => {
+                classroom = Some(match parser.optional_value() {
+                    None => false,
+                    Some(value) if value == "lessons" => true,
+                    Some(value) => {
+                        return Err(format!(
+                            "--classroom takes no value or =lessons, not {value:?}"
+                        ));
+                    }
+                })
+            }
             Long("watch") => watch = true,
             Long("postgres") => {
                 crate::score::grade_postgres();
@@ -253,6 +303,19 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
             }
             _ => return Err(message(arg.unexpected())),
         }
+    }
+    if let Some(by_lesson) = classroom {
+        return Ok(Mode::Classroom { by_lesson });
+    }
+    if (part.is_some() || gradescope)
+        && (watch || hint.is_some() || submissions.is_some() || merge.is_some())
+    {
+        return Err(
+            "--lesson, --claim and --gradescope are for this checkout's scorecard".to_owned(),
+        );
+    }
+    if let Some(part) = part {
+        part.check_on(crate::score::tracks())?;
     }
     if let Some(what) = hint {
         return Ok(Mode::Hint { what, level, track });

@@ -18,6 +18,9 @@
 //! - `watch`: `--watch`, the scorecard again on every save, and its keys;
 //!   `full_marks`, its views of a lesson at full marks and of a reset;
 //!   `terminal`, the size it draws to.
+//! - `part`: `--lesson` and `--claim`, one part of the scorecard.
+//! - `classroom`: `--classroom`, the GitHub Classroom workflow.
+//! - `gradescope`: `--gradescope`, the scorecard in Gradescope's format.
 //! - `hint`: `--hint`, the next level of a failing step's hint, and
 //!   `--claims`, every claim's statement.
 //! - `explain`: `--explain`, a lesson at full marks: the reference's lines
@@ -46,14 +49,17 @@
 mod cache;
 mod checkout;
 mod class;
+mod classroom;
 mod cli;
 mod explain;
 mod flags;
 mod full_marks;
+mod gradescope;
 mod hint;
 mod html;
 mod libtest;
 mod output;
+mod part;
 mod pitfalls;
 mod process;
 mod reference;
@@ -110,6 +116,7 @@ fn main() -> ExitCode {
             sandbox,
         }) => scorecard::explain(&what, track, test_limit, build_limit, sandbox),
         Ok(cli::Mode::Reset { file, yes }) => reset::run(&file, yes),
+        Ok(cli::Mode::Classroom { by_lesson }) => Ok(classroom::print(by_lesson)),
         Ok(cli::Mode::Merge {
             shards,
             out,

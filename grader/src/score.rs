@@ -24,6 +24,20 @@ static POSTGRES: AtomicBool = AtomicBool::new(false);
 static ETCD: AtomicBool = AtomicBool::new(false);
 static POSTGRES_SQL: AtomicBool = AtomicBool::new(false);
 
+/// This checkout graded: what the scorecard prints, what `--watch` shows
+/// and what `--gradescope` writes.
+pub struct Graded {
+    /// The claims, track by track.
+    pub score: Score,
+    /// What kept the run from scoring every claim (a compile error, a
+    /// timeout), said once for every track.
+    pub problem: Option<String>,
+    /// Why the run went without the sandbox, if it did.
+    pub unsandboxed: Option<String>,
+    /// What the review would put on hold in a class.
+    pub held: Vec<crate::flags::Flag>,
+}
+
 /// Grades the PostgreSQL track too, from now on (`--postgres`).
 pub fn grade_postgres() {
     POSTGRES.store(true, Ordering::Relaxed);
@@ -152,7 +166,7 @@ impl TrackScore {
             .collect();
         let claims = CLAIMS
             .iter()
-            .filter(|claim| claim.on(track))
+            .filter(|claim| claim.on(track) && crate::part::claim_selected(claim))
             .map(|claim| {
                 let tests: Vec<String> = names
                     .iter()
@@ -212,7 +226,7 @@ impl TrackScore {
             track,
             claims: CLAIMS
                 .iter()
-                .filter(|claim| claim.on(track))
+                .filter(|claim| claim.on(track) && crate::part::claim_selected(claim))
                 .map(|claim| ClaimScore {
                     claim,
                     status: Status::NoResult,
@@ -231,9 +245,10 @@ impl TrackScore {
         self.claims.iter().map(|claim| claim.earned).sum()
     }
 
-    /// The points there are on the track.
+    /// The points there are on the track (in the part graded, with
+    /// `--lesson` or `--claim`).
     pub fn total(&self) -> u32 {
-        claims::total_points_on(self.track)
+        self.claims.iter().map(|claim| claim.claim.points).sum()
     }
 
     /// Whether every graded claim of the track passed. A claim worth 0 points (checked,

@@ -20,7 +20,7 @@ use crate::claims::{CLAIMS, LESSONS, Track};
 use crate::explain;
 
 use crate::sandbox::{self, Sandbox};
-use crate::score::{ClaimScore, Score, Status, TrackScore, tracks};
+use crate::score::{ClaimScore, Graded, Score, Status, TrackScore, tracks};
 use crate::scratch;
 use crate::suite::{Built, Suite, Trouble};
 
@@ -55,25 +55,14 @@ pub fn grade(
             println!("  {flag}");
         }
     }
-    print!("{}", render(&graded.score, graded.problem.as_deref()));
+    let text = render(&graded.score, graded.problem.as_deref());
+    print!("{text}");
+    crate::gradescope::write_if_asked(&graded, &text)?;
     Ok(if graded.score.full_marks() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
-}
-
-/// This checkout graded: what [`grade`] prints, and what `--watch` shows.
-pub struct Graded {
-    /// The claims, track by track.
-    pub score: Score,
-    /// What kept the run from scoring every claim (a compile error, a
-    /// timeout), said once for every track.
-    pub problem: Option<String>,
-    /// Why the run went without the sandbox, if it did.
-    pub unsandboxed: Option<String>,
-    /// What the review would put on hold in a class.
-    pub held: Vec<crate::flags::Flag>,
 }
 
 /// Builds and runs this checkout's suite (in the sandbox, unless `sandbox`

@@ -305,6 +305,7 @@ impl Suite {
             listed
                 .iter()
                 .filter(|test| crate::claims::claim_of_test(test).is_some())
+                .filter(|test| crate::part::test_selected(test))
                 .filter(|test| {
                     crate::score::tracks().contains(&crate::claims::Track::of_test(test))
                 })

@@ -23,8 +23,9 @@ use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::claims::{LESSONS, Track, hints};
 use crate::full_marks::{Action, Extras};
+use crate::score::Graded;
 use crate::score::{ClaimScore, Status, TrackScore};
-use crate::scorecard::{self, Graded};
+use crate::scorecard;
 
 /// How long the files must stay still after a save before the next run: an
 /// editor's save is often several writes (a temporary file, a rename).

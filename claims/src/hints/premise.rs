@@ -52,7 +52,7 @@ pub(super) fn holds(id: &str, step: &Step<'_>) -> bool {
     premise(id, step).unwrap_or(true)
 }
 
-/// Whether observation hint `id` has a premise here (every one must).
+/// Whether hint `id` has a premise here (every observation's must).
 #[cfg(test)]
 pub(super) fn written_for(id: &str) -> bool {
     premise(id, &Step::new("", "", "")).is_some()
@@ -201,7 +201,13 @@ fn premise(id: &str, step: &Step<'_>) -> Option<bool> {
             (matches!(expected, Replayed(_)) && matches!(got, Applied(_)))
                 || (expected == Records && got == Records)
         }
-        // A claim's own hint (`L4.9`) asks about the claim's statement.
+        // The claims' own hints that say what the learner's code let
+        // through (lesson 8's roles and rule): only where the step shows it.
+        "L8.1" => step.expected == "refused: permission denied" && step.got == "written",
+        "L8.2" => step.expected == "refused: permission denied" && step.got == "installed",
+        "L8.3" => step.expected == "refused" && step.got == "written",
+        // Any other claim's own hint (`L4.9`) describes what the test did
+        // and asks about the claim's statement.
         _ => return None,
     })
 }

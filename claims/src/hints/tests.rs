@@ -352,6 +352,33 @@ fn an_etcd_step_that_reads_a_value_asks_about_the_value() {
     );
 }
 
+/// L8.2's own hint says a worker's call ran; where the authority's own
+/// install was refused instead, the step shows no such thing.
+#[test]
+fn lesson_8_hints_say_what_was_let_through_only_where_it_was() {
+    let q = Track::PostgresSql;
+    assert_eq!(
+        hint(
+            "L8.2",
+            q,
+            "the worker calls install_generation(fund-A, 2)",
+            "refused: permission denied",
+            "installed"
+        ),
+        "L8.2"
+    );
+    assert_eq!(
+        hint(
+            "L8.2",
+            q,
+            "the authority calls install_generation(fund-A, 2)",
+            "installed",
+            "refused: permission denied"
+        ),
+        "answer-differs"
+    );
+}
+
 #[test]
 fn every_observation_hint_has_a_premise() {
     for hint in OBSERVED {

@@ -63,62 +63,6 @@ pub const AUTHORITY: &str = "fencing_authority";
 /// The role that may apply a request.
 pub const WORKER: &str = "fencing_worker";
 
-/// The refusals the learner's functions raise, by SQLSTATE: one helper
-/// each, made by the harness in every lab's schema, that raises it with
-/// the numbers in `DETAIL`. `fencing_lab_todo` is the stubs' `todo!()`.
-const HELPERS: &str = "
-    CREATE FUNCTION fencing_lab_todo(function_name text) RETURNS void LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION '% is not implemented yet: open exercises/postgres/contract.sql',
-            function_name USING ERRCODE = 'FC000';
-    END $$;
-    CREATE FUNCTION refuse_stale(presented bigint, installed bigint) RETURNS void
-    LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'stale generation: presented %, installed %', presented, installed
-            USING ERRCODE = 'FC001', DETAIL = presented || ' ' || installed;
-    END $$;
-    CREATE FUNCTION refuse_never_issued(presented bigint, installed bigint) RETURNS void
-    LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'generation never issued: presented %, installed %', presented, installed
-            USING ERRCODE = 'FC002', DETAIL = presented || ' ' || installed;
-    END $$;
-    CREATE FUNCTION refuse_not_higher(requested bigint, installed bigint) RETURNS void
-    LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'generation not higher: requested %, installed %', requested, installed
-            USING ERRCODE = 'FC003', DETAIL = requested || ' ' || installed;
-    END $$;
-    CREATE FUNCTION refuse_conflict(recorded_delta bigint, presented_delta bigint) RETURNS void
-    LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'conflicting request: recorded with delta %, presented with delta %',
-            recorded_delta, presented_delta
-            USING ERRCODE = 'FC004', DETAIL = recorded_delta || ' ' || presented_delta;
-    END $$;
-    CREATE FUNCTION refuse_unknown_resource(resource text) RETURNS void LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'unknown resource %', quote_literal(resource) USING ERRCODE = 'FC005';
-    END $$;
-    CREATE FUNCTION refuse_empty_request_id() RETURNS void LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'empty request id' USING ERRCODE = 'FC006';
-    END $$;
-    CREATE FUNCTION refuse_generation_below_one(generation bigint) RETURNS void
-    LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'generation must be at least 1, got %', generation
-            USING ERRCODE = 'FC007', DETAIL = generation::text;
-    END $$;
-    CREATE FUNCTION refuse_overflow(value bigint, delta bigint) RETURNS void
-    LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'value overflow: % + % does not fit in a bigint', value, delta
-            USING ERRCODE = 'FC008', DETAIL = value || ' ' || delta;
-    END $$;
-";
-
 /// What the harness made in a lab's schema, by name, which the learner's
 /// file must leave as it is: the relations (tables and their keys), the
 /// enabled triggers (the checkpoints' writes) and the row security (the
@@ -192,9 +136,10 @@ impl SqlLab {
         let lab = PgLab::new()?;
         make_roles(&lab)?;
         let schema = lab.schema().to_owned();
+        let helpers = refusal::helpers();
         lab.setup(&format!(
             "BEGIN;
-             {HELPERS}
+             {helpers}
              {READS}
              ALTER TABLE resources OWNER TO {OWNER};
              ALTER TABLE requests OWNER TO {OWNER};

@@ -337,47 +337,61 @@ const READ_PRAGMAS: &[&str] = &[
 /// and writes of the lab's tables, transactions and savepoints are
 /// allowed: they are the exercise.
 fn policy(context: &AuthContext<'_>) -> Option<String> {
-    let refused = match context.action {
+    match context.action {
         AuthAction::Read { .. }
         | AuthAction::Select
         | AuthAction::Recursive
         | AuthAction::Transaction { .. }
-        | AuthAction::Savepoint { .. } => return None,
+        | AuthAction::Savepoint { .. } => None,
         // SQLite refuses a write of its schema tables by itself while
         // `writable_schema` is off, which no call may turn on; a `CREATE`
         // or `DROP` writes them too, and is refused below by its name.
-        AuthAction::Insert { .. } | AuthAction::Update { .. } | AuthAction::Delete { .. } => {
-            return None;
-        }
+        AuthAction::Insert { .. } | AuthAction::Update { .. } | AuthAction::Delete { .. } => None,
         AuthAction::Function { function_name } => {
-            let name = function_name.to_ascii_lowercase();
-            let harness = name.starts_with(HARNESS_FUNCTIONS);
             let from_trigger = context
                 .accessor
                 .is_some_and(|trigger| trigger.starts_with(HARNESS_FUNCTIONS));
-            if harness && !from_trigger {
-                format!("calling the harness's function {function_name}")
-            } else if name == "load_extension" || name == "fts3_tokenizer" {
-                format!("calling {function_name}")
-            } else {
-                return None;
-            }
+            refused_function(function_name, from_trigger)
         }
         AuthAction::Pragma {
             pragma_name,
             pragma_value,
-        } => {
-            let name = pragma_name.to_ascii_lowercase();
-            let reads = READ_PRAGMAS_WITH_ARGUMENT.contains(&name.as_str())
-                || (READ_PRAGMAS.contains(&name.as_str()) && pragma_value.is_none());
-            if reads {
-                return None;
-            }
-            match pragma_value {
-                Some(value) => format!("PRAGMA {pragma_name} = {value}"),
-                None => format!("PRAGMA {pragma_name}"),
-            }
-        }
+        } => refused_pragma(pragma_name, pragma_value),
+        action => Some(refused_statement(&action)),
+    }
+}
+
+/// A call of `function_name`, refused when it is the harness's and not
+/// made by the harness's triggers, or when it loads code.
+fn refused_function(function_name: &str, from_trigger: bool) -> Option<String> {
+    let name = function_name.to_ascii_lowercase();
+    if name.starts_with(HARNESS_FUNCTIONS) && !from_trigger {
+        Some(format!("calling the harness's function {function_name}"))
+    } else if name == "load_extension" || name == "fts3_tokenizer" {
+        Some(format!("calling {function_name}"))
+    } else {
+        None
+    }
+}
+
+/// A `PRAGMA`, refused unless it only reads.
+fn refused_pragma(pragma_name: &str, pragma_value: Option<&str>) -> Option<String> {
+    let name = pragma_name.to_ascii_lowercase();
+    let reads = READ_PRAGMAS_WITH_ARGUMENT.contains(&name.as_str())
+        || (READ_PRAGMAS.contains(&name.as_str()) && pragma_value.is_none());
+    if reads {
+        return None;
+    }
+    Some(match pragma_value {
+        Some(value) => format!("PRAGMA {pragma_name} = {value}"),
+        None => format!("PRAGMA {pragma_name}"),
+    })
+}
+
+/// Any other statement, refused: a change of the schema, `ATTACH`,
+/// `DETACH`, and whatever SQLite adds that this does not know, in words.
+fn refused_statement(action: &AuthAction<'_>) -> String {
+    match *action {
         AuthAction::CreateIndex { index_name, .. }
         | AuthAction::CreateTempIndex { index_name, .. } => {
             format!("creating the index {index_name}")
@@ -417,6 +431,5 @@ fn policy(context: &AuthContext<'_>) -> Option<String> {
             format!("dropping the virtual table {table_name}")
         }
         _ => "a statement SQLite's authorizer could not name".to_owned(),
-    };
-    Some(refused)
+    }
 }

@@ -268,31 +268,9 @@ fn start_once(program: &Path) -> Result<Cluster, String> {
         let name = format!("m{index}");
         let client_url = format!("http://127.0.0.1:{client}");
         let peer_url = format!("http://127.0.0.1:{peer}");
-        let mut child = Command::new(program)
-            .args(["--name", &name, "--data-dir"])
-            .arg(dir.join(&name))
-            .args(["--listen-client-urls", &client_url])
-            .args(["--advertise-client-urls", &client_url])
-            .args(["--listen-peer-urls", &peer_url])
-            .args(["--initial-advertise-peer-urls", &peer_url])
+        let mut child = member_command(program, &dir, &name, (&client_url, &peer_url))
             .args(["--initial-cluster", &peers])
-            .args(["--initial-cluster-state", "new"])
             .args(["--initial-cluster-token", &token])
-            // etcd's defaults: a new leader a second or two after a
-            // failure, and no spurious election on a loaded machine.
-            .args(["--heartbeat-interval", "100", "--election-timeout", "1000"])
-            // A quota of its own makes etcd map its database at that size
-            // (and a tenth) instead of the 10 GiB it maps by default, which
-            // a process capped in address space, as the grader caps a test
-            // run (4 GiB), cannot map at all. The lab stores a few keys.
-            .args(["--quota-backend-bytes", "268435456"])
-            .args(["--logger", "zap", "--log-outputs", "stderr"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            // Not in the terminal's process group: a Ctrl-C reaches the
-            // test process, whose watchdog then stops the members.
-            .process_group(0)
             .spawn()
             .map_err(|error| format!("cannot start {}: {error}", program.display()))?;
         let _ = writeln!(watchdog, "{}", child.id());
@@ -331,6 +309,37 @@ fn start_once(program: &Path) -> Result<Cluster, String> {
         Some(false) => Err(cluster.failure_text("a member ended during the start".into())),
         None => Err(cluster.failure_text("the cluster did not start".into())),
     }
+}
+
+/// The command that starts member `name` of a new cluster in `dir`,
+/// listening on its `(client, peer)` URLs; the caller adds the cluster's
+/// members and token.
+fn member_command(program: &Path, dir: &Path, name: &str, (client, peer): (&str, &str)) -> Command {
+    let mut command = Command::new(program);
+    command
+        .args(["--name", name, "--data-dir"])
+        .arg(dir.join(name))
+        .args(["--listen-client-urls", client])
+        .args(["--advertise-client-urls", client])
+        .args(["--listen-peer-urls", peer])
+        .args(["--initial-advertise-peer-urls", peer])
+        .args(["--initial-cluster-state", "new"])
+        // etcd's defaults: a new leader a second or two after a
+        // failure, and no spurious election on a loaded machine.
+        .args(["--heartbeat-interval", "100", "--election-timeout", "1000"])
+        // A quota of its own makes etcd map its database at that size
+        // (and a tenth) instead of the 10 GiB it maps by default, which
+        // a process capped in address space, as the grader caps a test
+        // run (4 GiB), cannot map at all. The lab stores a few keys.
+        .args(["--quota-backend-bytes", "268435456"])
+        .args(["--logger", "zap", "--log-outputs", "stderr"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        // Not in the terminal's process group: a Ctrl-C reaches the
+        // test process, whose watchdog then stops the members.
+        .process_group(0);
+    command
 }
 
 /// The leader every live member follows, if they agree and it is live.

@@ -84,6 +84,9 @@ impl fmt::Display for Violation {
     }
 }
 
+/// What a check reports a broken invariant with.
+type Broke<'a> = dyn FnMut(Invariant, String) + 'a;
+
 /// Holds one schedule's calls, final value and records against the
 /// invariants; pushes what broke onto `violations`.
 pub(super) fn check(
@@ -95,119 +98,14 @@ pub(super) fn check(
     violations: &mut Vec<Violation>,
 ) {
     let mut broke = |invariant, detail: String| violations.push(Violation { invariant, detail });
-
-    for call in calls {
-        let worker = &workers[call.worker];
-        let what = if call.retry { "retry" } else { "request" };
-        match &call.result {
-            Ok(_) => {}
-            Err(LabError::Stale {
-                presented,
-                installed,
-            }) if *presented == call.generation
-                && *installed == call.installed
-                && call.generation < call.installed => {}
-            Err(error) => broke(
-                Invariant::Answered,
-                format!("{}'s {what} -> {}", worker.name, describe_error(error)),
-            ),
-        }
-    }
+    answered(workers, calls, &mut broke);
 
     let mut accepted = 0i64;
     for (w, worker) in workers.iter().enumerate() {
-        let mut original: Option<&Call> = None;
-        for call in calls.iter().filter(|call| call.worker == w) {
-            match call.result {
-                Ok(Outcome::Applied { result }) => {
-                    accepted = accepted.saturating_add(worker.delta);
-                    if call.generation != call.installed {
-                        broke(
-                            Invariant::Fenced,
-                            format!(
-                                "{}'s write of {:+} committed while generation {} was installed (it held {})",
-                                worker.name, worker.delta, call.installed, call.generation
-                            ),
-                        );
-                    }
-                    if original.is_some() {
-                        broke(
-                            Invariant::AtMostOnce,
-                            format!("{}'s {:+} was applied twice", worker.name, worker.delta),
-                        );
-                        broke(
-                            Invariant::Replay,
-                            format!(
-                                "{}'s retry applied {:+} again (result {result})",
-                                worker.name, worker.delta
-                            ),
-                        );
-                    } else {
-                        original = Some(call);
-                    }
-                }
-                Ok(Outcome::Replayed { result }) => match original.map(|o| o.result.as_ref()) {
-                    Some(Ok(first)) if first.result() == result => {}
-                    Some(Ok(first)) => broke(
-                        Invariant::Replay,
-                        format!(
-                            "{}'s retry returned {result}, the original result was {}",
-                            worker.name,
-                            first.result()
-                        ),
-                    ),
-                    _ => broke(
-                        Invariant::Replay,
-                        format!(
-                            "{}'s {:?} was answered as a replay ({result}) but never applied",
-                            worker.name, worker.request_id
-                        ),
-                    ),
-                },
-                Err(_) => {}
-            }
-        }
-        if !route.keeps_records() {
-            continue;
-        }
-        let record = records.iter().find(|r| r.request_id == worker.request_id);
-        match (original, record) {
-            (Some(call), Some(record)) => {
-                let result = call.result.as_ref().map_or(0, |o| o.result());
-                if record.delta != worker.delta || record.result != result {
-                    broke(
-                        Invariant::AtMostOnce,
-                        format!(
-                            "the record of {:?} says delta {:+}, result {}; apply returned {result} for {:+}",
-                            worker.request_id, record.delta, record.result, worker.delta
-                        ),
-                    );
-                }
-                if record.generation != call.installed {
-                    broke(
-                        Invariant::Fenced,
-                        format!(
-                            "the record of {:?} says generation {}, but {} was installed when it committed",
-                            worker.request_id, record.generation, call.installed
-                        ),
-                    );
-                }
-            }
-            (Some(_), None) => broke(
-                Invariant::AtMostOnce,
-                format!(
-                    "{:?} was applied, but no record remembers it",
-                    worker.request_id
-                ),
-            ),
-            (None, Some(record)) => broke(
-                Invariant::AtMostOnce,
-                format!(
-                    "a record of {:?} ({:+}) exists, but no apply of it returned applied",
-                    record.request_id, record.delta
-                ),
-            ),
-            (None, None) => {}
+        let own = calls.iter().filter(|call| call.worker == w);
+        let original = applied(worker, own, &mut accepted, &mut broke);
+        if route.keeps_records() {
+            recorded(worker, original, records, &mut broke);
         }
     }
     if let Some(stray) = records
@@ -225,5 +123,134 @@ pub(super) fn check(
             Invariant::Sum,
             format!("the value is {value}, the accepted deltas add up to {accepted}"),
         );
+    }
+}
+
+/// Every call got an answer of the contract: applied, replayed, or stale
+/// with the numbers it was called with.
+fn answered(workers: &[Worker], calls: &[Call], broke: &mut Broke) {
+    for call in calls {
+        let worker = &workers[call.worker];
+        let what = if call.retry { "retry" } else { "request" };
+        match &call.result {
+            Ok(_) => {}
+            Err(LabError::Stale {
+                presented,
+                installed,
+            }) if *presented == call.generation
+                && *installed == call.installed
+                && call.generation < call.installed => {}
+            Err(error) => broke(
+                Invariant::Answered,
+                format!("{}'s {what} -> {}", worker.name, describe_error(error)),
+            ),
+        }
+    }
+}
+
+/// One worker's calls: each applied write was fenced, the request applied
+/// at most once, a replay answered with the original result. Adds its
+/// applied deltas to `accepted`; returns the call that applied it.
+fn applied<'c>(
+    worker: &Worker,
+    calls: impl Iterator<Item = &'c Call>,
+    accepted: &mut i64,
+    broke: &mut Broke,
+) -> Option<&'c Call> {
+    let mut original: Option<&Call> = None;
+    for call in calls {
+        match call.result {
+            Ok(Outcome::Applied { result }) => {
+                *accepted = accepted.saturating_add(worker.delta);
+                if call.generation != call.installed {
+                    broke(
+                        Invariant::Fenced,
+                        format!(
+                            "{}'s write of {:+} committed while generation {} was installed (it held {})",
+                            worker.name, worker.delta, call.installed, call.generation
+                        ),
+                    );
+                }
+                if original.is_some() {
+                    broke(
+                        Invariant::AtMostOnce,
+                        format!("{}'s {:+} was applied twice", worker.name, worker.delta),
+                    );
+                    broke(
+                        Invariant::Replay,
+                        format!(
+                            "{}'s retry applied {:+} again (result {result})",
+                            worker.name, worker.delta
+                        ),
+                    );
+                } else {
+                    original = Some(call);
+                }
+            }
+            Ok(Outcome::Replayed { result }) => match original.map(|o| o.result.as_ref()) {
+                Some(Ok(first)) if first.result() == result => {}
+                Some(Ok(first)) => broke(
+                    Invariant::Replay,
+                    format!(
+                        "{}'s retry returned {result}, the original result was {}",
+                        worker.name,
+                        first.result()
+                    ),
+                ),
+                _ => broke(
+                    Invariant::Replay,
+                    format!(
+                        "{}'s {:?} was answered as a replay ({result}) but never applied",
+                        worker.name, worker.request_id
+                    ),
+                ),
+            },
+            Err(_) => {}
+        }
+    }
+    original
+}
+
+/// The record of one worker's request: there exactly when it was applied,
+/// with what apply returned and the generation installed when it committed.
+fn recorded(worker: &Worker, original: Option<&Call>, records: &[Record], broke: &mut Broke) {
+    let record = records.iter().find(|r| r.request_id == worker.request_id);
+    match (original, record) {
+        (Some(call), Some(record)) => {
+            let result = call.result.as_ref().map_or(0, |o| o.result());
+            if record.delta != worker.delta || record.result != result {
+                broke(
+                    Invariant::AtMostOnce,
+                    format!(
+                        "the record of {:?} says delta {:+}, result {}; apply returned {result} for {:+}",
+                        worker.request_id, record.delta, record.result, worker.delta
+                    ),
+                );
+            }
+            if record.generation != call.installed {
+                broke(
+                    Invariant::Fenced,
+                    format!(
+                        "the record of {:?} says generation {}, but {} was installed when it committed",
+                        worker.request_id, record.generation, call.installed
+                    ),
+                );
+            }
+        }
+        (Some(_), None) => broke(
+            Invariant::AtMostOnce,
+            format!(
+                "{:?} was applied, but no record remembers it",
+                worker.request_id
+            ),
+        ),
+        (None, Some(record)) => broke(
+            Invariant::AtMostOnce,
+            format!(
+                "a record of {:?} ({:+}) exists, but no apply of it returned applied",
+                record.request_id, record.delta
+            ),
+        ),
+        (None, None) => {}
     }
 }

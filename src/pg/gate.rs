@@ -402,45 +402,7 @@ pub(crate) fn serve<T: Send>(
                 })));
                 call(db)
             });
-            let mut stuck = None;
-            loop {
-                match events.recv_timeout(STUCK) {
-                    Ok(Event::Reached {
-                        checkpoint,
-                        reply: Some(reply),
-                    }) => {
-                        let _ = reply.send(hooks.reached(checkpoint));
-                    }
-                    Ok(Event::Reached {
-                        checkpoint,
-                        reply: None,
-                    }) => {
-                        let verdict = hooks.reached(checkpoint);
-                        let fault = verdict.is_err();
-                        *lock(&link.fault) = verdict.err();
-                        if let Err(error) = gate.release(fault) {
-                            stuck = Some(format!(
-                                "the control session could not let the session go on {checkpoint}: {}",
-                                crate::describe_error(&error)
-                            ));
-                            break;
-                        }
-                    }
-                    Ok(Event::OwnRead { checkpoint, done }) => {
-                        hooks.after_statement([checkpoint]);
-                        hooks.flush();
-                        let _ = done.send(());
-                    }
-                    Ok(Event::Finished) | Err(RecvTimeoutError::Disconnected) => break,
-                    Err(RecvTimeoutError::Timeout) => {
-                        stuck = Some(format!(
-                            "the call neither reached a checkpoint nor returned in {} s",
-                            STUCK.as_secs()
-                        ));
-                        break;
-                    }
-                }
-            }
+            let stuck = relay(&events, &hooks, &mut gate, &link);
             if stuck.is_some() {
                 // Whatever the session waits for, it stops now.
                 let _ = cancel.cancel_query(NoTls);
@@ -462,6 +424,53 @@ pub(crate) fn serve<T: Send>(
         hooks.note_unobserved(why);
     }
     result
+}
+
+/// Answers the learner's thread, event by event, until its call is done:
+/// each checkpoint it reaches goes to the hooks, and a session paused at
+/// the gate is let go. Returns why the protocol is stuck, if it is.
+fn relay(
+    events: &mpsc::Receiver<Event>,
+    hooks: &Hooks,
+    gate: &mut Gate,
+    link: &Link,
+) -> Option<String> {
+    loop {
+        match events.recv_timeout(STUCK) {
+            Ok(Event::Reached {
+                checkpoint,
+                reply: Some(reply),
+            }) => {
+                let _ = reply.send(hooks.reached(checkpoint));
+            }
+            Ok(Event::Reached {
+                checkpoint,
+                reply: None,
+            }) => {
+                let verdict = hooks.reached(checkpoint);
+                let fault = verdict.is_err();
+                *lock(&link.fault) = verdict.err();
+                if let Err(error) = gate.release(fault) {
+                    return Some(format!(
+                        "the control session could not let the session go on {checkpoint}: {}",
+                        crate::describe_error(&error)
+                    ));
+                }
+            }
+            Ok(Event::OwnRead { checkpoint, done }) => {
+                hooks.after_statement([checkpoint]);
+                hooks.flush();
+                let _ = done.send(());
+            }
+            Ok(Event::Finished) | Err(RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Timeout) => {
+                return Some(format!(
+                    "the call neither reached a checkpoint nor returned in {} s",
+                    STUCK.as_secs()
+                ));
+            }
+        }
+    }
 }
 
 /// Sends [`Event::Finished`] when the learner's code is done, however.

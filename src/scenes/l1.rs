@@ -91,10 +91,23 @@ pub fn install_between_check_and_write<S: Store>(o: &dyn Observer, lab: &S) -> R
 /// schedule: through apply the first (if any), through the worker-side
 /// check the plainest that let a stale write in.
 pub fn every_interleaving(o: &dyn Observer, setup: Setup) -> Result<Exploration, Halt> {
-    const CLAIM: &str = "L1.3";
-    let say = |role: &str, text: &str| o.line(CLAIM, role, text);
-    let route = setup.route;
     let found = explore::explore(setup)?;
+    tell_exploration(o, &found);
+    match setup.route {
+        Route::Apply => judge_apply(o, &found)?,
+        Route::WorkerSideCheck => judge_worker_side_check(o, &found)?,
+    }
+    Ok(found)
+}
+
+/// L1.3's claim id, for the explorer's lines and checks.
+const EXPLORED: &str = "L1.3";
+
+/// The explorer's lines: how many schedules kept the invariants, and the
+/// one broken schedule the story shows, step by step.
+fn tell_exploration(o: &dyn Observer, found: &Exploration) {
+    let say = |role: &str, text: &str| o.line(EXPLORED, role, text);
+    let route = found.setup.route;
     let summary = format!("{route}: {} schedules", found.schedules);
     let shown = match route {
         Route::Apply => found.first_broken().and_then(|schedule| {
@@ -144,80 +157,69 @@ pub fn every_interleaving(o: &dyn Observer, setup: Setup) -> Result<Exploration,
             ),
         );
     }
+}
 
-    let failed = |name: String, expected: &str, got: String| {
-        o.check(CLAIM, Step::failed(name, expected, got))
-    };
-    let same = |name: String, expected: &str, got: &str| {
-        o.check(CLAIM, Step::compared(name, expected, got))
-    };
-    match route {
-        Route::Apply => {
-            if let Some(schedule) = found.first_broken() {
-                // Expected: the rules it broke; got: how it broke them.
-                let mut broken: Vec<Invariant> =
-                    schedule.violations.iter().map(|v| v.invariant).collect();
-                broken.sort();
-                broken.dedup();
-                let rules: Vec<String> = broken
-                    .iter()
-                    .map(|i| format!("{i}: {}", i.rule()))
-                    .collect();
-                let got: Vec<String> = schedule.violations.iter().map(|v| v.to_string()).collect();
-                failed(told(&found, schedule), &rules.join("; "), got.join("; "))?;
-            }
-            // An exploration that never paused an apply would prove little.
-            let paused = "some schedules try the install while apply is paused";
-            same(
-                format!("{} schedules ({})", found.schedules, setup.journal),
-                paused,
-                if found.paused > 0 {
-                    paused
-                } else {
-                    "no schedule reached a checkpoint of apply"
-                },
-            )?;
-        }
-        Route::WorkerSideCheck => {
-            if let Some(schedule) = found.example(Invariant::Answered) {
-                let got: Vec<String> = schedule
-                    .violations
-                    .iter()
-                    .filter(|v| v.invariant == Invariant::Answered)
-                    .map(|v| v.to_string())
-                    .collect();
-                failed(
-                    told(&found, schedule),
-                    "every install lands",
-                    got.join("; "),
-                )?;
-            }
-            let Some(schedule) = found.example(Invariant::Fenced) else {
-                failed(
-                    format!("{} schedules ({})", found.schedules, setup.journal),
-                    "a schedule in which a stale write commits",
-                    "every schedule kept \"fenced\"".to_owned(),
-                )?;
-                return Ok(found);
-            };
-            // The stale write got in through the gap between check and write.
-            let gap = "the install lands while the worker is paused after its check";
-            same(
-                told(&found, schedule),
-                gap,
-                if schedule
-                    .steps
-                    .iter()
-                    .any(|step| step.ends_with("paused after the worker's check"))
-                {
-                    gap
-                } else {
-                    "no pause after the worker's check"
-                },
-            )?;
-        }
+/// Through apply: no schedule broke an invariant, and some schedule tried
+/// the install while apply was paused.
+fn judge_apply(o: &dyn Observer, found: &Exploration) -> Result<(), Halt> {
+    if let Some(schedule) = found.first_broken() {
+        // Expected: the rules it broke; got: how it broke them.
+        let mut broken: Vec<Invariant> = schedule.violations.iter().map(|v| v.invariant).collect();
+        broken.sort();
+        broken.dedup();
+        let rules: Vec<String> = broken
+            .iter()
+            .map(|i| format!("{i}: {}", i.rule()))
+            .collect();
+        let got: Vec<String> = schedule.violations.iter().map(|v| v.to_string()).collect();
+        let step = Step::failed(told(found, schedule), rules.join("; "), got.join("; "));
+        o.check(EXPLORED, step)?;
     }
-    Ok(found)
+    // An exploration that never paused an apply would prove little.
+    let paused = "some schedules try the install while apply is paused";
+    let got = if found.paused > 0 {
+        paused
+    } else {
+        "no schedule reached a checkpoint of apply"
+    };
+    let name = format!("{} schedules ({})", found.schedules, found.setup.journal);
+    o.check(EXPLORED, Step::compared(name, paused, got))
+}
+
+/// Through the worker-side check: every install landed, and some schedule
+/// let a stale write in through the gap between check and write.
+fn judge_worker_side_check(o: &dyn Observer, found: &Exploration) -> Result<(), Halt> {
+    if let Some(schedule) = found.example(Invariant::Answered) {
+        let got: Vec<String> = schedule
+            .violations
+            .iter()
+            .filter(|v| v.invariant == Invariant::Answered)
+            .map(|v| v.to_string())
+            .collect();
+        let step = Step::failed(told(found, schedule), "every install lands", got.join("; "));
+        o.check(EXPLORED, step)?;
+    }
+    let Some(schedule) = found.example(Invariant::Fenced) else {
+        let name = format!("{} schedules ({})", found.schedules, found.setup.journal);
+        let step = Step::failed(
+            name,
+            "a schedule in which a stale write commits",
+            "every schedule kept \"fenced\"".to_owned(),
+        );
+        return o.check(EXPLORED, step);
+    };
+    // The stale write got in through the gap between check and write.
+    let gap = "the install lands while the worker is paused after its check";
+    let paused_after_check = schedule
+        .steps
+        .iter()
+        .any(|step| step.ends_with("paused after the worker's check"));
+    let got = if paused_after_check {
+        gap
+    } else {
+        "no pause after the worker's check"
+    };
+    o.check(EXPLORED, Step::compared(told(found, schedule), gap, got))
 }
 
 /// Where in the exploration a schedule sits, and its steps, one a line.

@@ -323,91 +323,17 @@ pub fn two_requests_at_once<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), H
             schedule += 1;
             let ids = TWO.map(|(id, _)| format!("{id}-{schedule}"));
             let before = s.lab.state(A)?.value;
-            let (mut held, mut other) = (s.connect()?, s.connect()?);
-            // What the runner answered, and where the paused one was.
-            let ran: Rc<Cell<Option<String>>> = Rc::default();
-            let where_paused: Rc<Cell<Option<Checkpoint>>> = Rc::default();
-            {
-                let (ran, where_paused) = (Rc::clone(&ran), Rc::clone(&where_paused));
-                let (runner_id, runner_delta) = (ids[runner].clone(), TWO[runner].1);
-                let mut reached = 0;
-                let mut other = Some(other);
-                held.on_checkpoint(move |checkpoint| {
-                    if checkpoint == Checkpoint::CallStarted {
-                        return Ok(());
-                    }
-                    reached += 1;
-                    if reached == at {
-                        if let Some(mut other) = other.take() {
-                            where_paused.set(Some(checkpoint));
-                            let answer = other.apply(A, 1, &runner_id, runner_delta);
-                            ran.set(Some(describe(&answer)));
-                        }
-                    }
-                    Ok(())
-                });
-            }
-            let mut paused_answer = held.apply(A, 1, &ids[paused_one], TWO[paused_one].1);
-            held.clear_checkpoint();
-            let Some(checkpoint) = where_paused.get() else {
-                // It reached fewer checkpoints than `at`: every one was tried.
-                s.same(
-                    format!("{} alone, past its last checkpoint", ids[paused_one]),
-                    applied(before + TWO[paused_one].1),
-                    describe(&paused_answer),
-                )?;
+            let Some((checkpoint, answers)) = one_paused(&s, &ids, paused_one, at, before)? else {
                 break;
             };
-            // Contention judged nothing: each request that met it goes again.
-            let mut runner_answer = ran.take().unwrap_or_default();
-            if runner_answer == contention() {
-                other = s.connect()?;
-                runner_answer = describe(&other.apply(A, 1, &ids[runner], TWO[runner].1));
-            }
-            if matches!(paused_answer, Err(crate::LabError::Contention)) {
-                paused_answer = held.apply(A, 1, &ids[paused_one], TWO[paused_one].1);
-            }
-            let mut answers = [String::new(), String::new()];
-            answers[paused_one] = describe(&paused_answer);
-            answers[runner] = runner_answer;
-            let after = s.lab.state(A)?.value;
-            let records: Vec<String> = s
-                .lab
-                .records(A)?
-                .iter()
-                .filter(|record| ids.contains(&record.request_id))
-                .map(ToString::to_string)
-                .collect();
-            let got = format!(
-                "{} -> {}; {} -> {}; value {after}; records: {}",
-                ids[0],
-                answers[0],
-                ids[1],
-                answers[1],
-                list(&records)
-            );
-            let serial = |first: usize| {
-                let second = 1 - first;
-                let (one, both) = (before + TWO[first].1, before + TWO[0].1 + TWO[1].1);
-                let mut results = [0; 2];
-                results[first] = one;
-                results[second] = both;
-                format!(
-                    "{} -> {}; {} -> {}; value {both}; records: {}",
-                    ids[0],
-                    applied(results[0]),
-                    ids[1],
-                    applied(results[1]),
-                    list(&[
-                        rec(A, &ids[0], TWO[0].1, results[0], 1),
-                        rec(A, &ids[1], TWO[1].1, results[1], 1),
-                    ])
-                )
-            };
-            let expected = [serial(0), serial(1)]
+            let got = both_answered(&s, &ids, &answers)?;
+            let expected = [serial(before, &ids, 0), serial(before, &ids, 1)]
                 .into_iter()
                 .find(|order| *order == got)
-                .unwrap_or_else(|| format!("{} (or {} first)", serial(paused_one), ids[runner]));
+                .unwrap_or_else(|| {
+                    let first = serial(before, &ids, paused_one);
+                    format!("{first} (or {} first)", ids[runner])
+                });
             s.same(
                 format!(
                     "{} paused {checkpoint} (its checkpoint {at}) while {} ran to its end",
@@ -419,4 +345,112 @@ pub fn two_requests_at_once<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), H
         }
     }
     Ok(())
+}
+
+/// One schedule of L3.8: request `paused_one` paused at its checkpoint
+/// `at` while the other runs to its end, each sent again if it met
+/// contention. Returns where it paused and both answers, or `None` when it
+/// reached fewer checkpoints than `at` (then it was judged alone).
+fn one_paused<S: Store>(
+    s: &Stage<'_, S>,
+    ids: &[String; 2],
+    paused_one: usize,
+    at: usize,
+    before: i64,
+) -> Result<Option<(Checkpoint, [String; 2])>, Halt> {
+    let runner = 1 - paused_one;
+    let (mut held, mut other) = (s.connect()?, s.connect()?);
+    // What the runner answered, and where the paused one was.
+    let ran: Rc<Cell<Option<String>>> = Rc::default();
+    let where_paused: Rc<Cell<Option<Checkpoint>>> = Rc::default();
+    {
+        let (ran, where_paused) = (Rc::clone(&ran), Rc::clone(&where_paused));
+        let (runner_id, runner_delta) = (ids[runner].clone(), TWO[runner].1);
+        let mut reached = 0;
+        let mut other = Some(other);
+        held.on_checkpoint(move |checkpoint| {
+            if checkpoint == Checkpoint::CallStarted {
+                return Ok(());
+            }
+            reached += 1;
+            if reached == at {
+                if let Some(mut other) = other.take() {
+                    where_paused.set(Some(checkpoint));
+                    let answer = other.apply(A, 1, &runner_id, runner_delta);
+                    ran.set(Some(describe(&answer)));
+                }
+            }
+            Ok(())
+        });
+    }
+    let mut paused_answer = held.apply(A, 1, &ids[paused_one], TWO[paused_one].1);
+    held.clear_checkpoint();
+    let Some(checkpoint) = where_paused.get() else {
+        // It reached fewer checkpoints than `at`: every one was tried.
+        s.same(
+            format!("{} alone, past its last checkpoint", ids[paused_one]),
+            applied(before + TWO[paused_one].1),
+            describe(&paused_answer),
+        )?;
+        return Ok(None);
+    };
+    // Contention judged nothing: each request that met it goes again.
+    let mut runner_answer = ran.take().unwrap_or_default();
+    if runner_answer == contention() {
+        other = s.connect()?;
+        runner_answer = describe(&other.apply(A, 1, &ids[runner], TWO[runner].1));
+    }
+    if matches!(paused_answer, Err(crate::LabError::Contention)) {
+        paused_answer = held.apply(A, 1, &ids[paused_one], TWO[paused_one].1);
+    }
+    let mut answers = [String::new(), String::new()];
+    answers[paused_one] = describe(&paused_answer);
+    answers[runner] = runner_answer;
+    Ok(Some((checkpoint, answers)))
+}
+
+/// What L3.8 saw once both requests returned: their answers, the value and
+/// their records.
+fn both_answered<S: Store>(
+    s: &Stage<'_, S>,
+    ids: &[String; 2],
+    answers: &[String; 2],
+) -> Result<String, Halt> {
+    let after = s.lab.state(A)?.value;
+    let records: Vec<String> = s
+        .lab
+        .records(A)?
+        .iter()
+        .filter(|record| ids.contains(&record.request_id))
+        .map(ToString::to_string)
+        .collect();
+    Ok(format!(
+        "{} -> {}; {} -> {}; value {after}; records: {}",
+        ids[0],
+        answers[0],
+        ids[1],
+        answers[1],
+        list(&records)
+    ))
+}
+
+/// What L3.8 sees when request `first` applies first, then the other: the
+/// form of [`both_answered`].
+fn serial(before: i64, ids: &[String; 2], first: usize) -> String {
+    let second = 1 - first;
+    let (one, both) = (before + TWO[first].1, before + TWO[0].1 + TWO[1].1);
+    let mut results = [0; 2];
+    results[first] = one;
+    results[second] = both;
+    format!(
+        "{} -> {}; {} -> {}; value {both}; records: {}",
+        ids[0],
+        applied(results[0]),
+        ids[1],
+        applied(results[1]),
+        list(&[
+            rec(A, &ids[0], TWO[0].1, results[0], 1),
+            rec(A, &ids[1], TWO[1].1, results[1], 1),
+        ])
+    )
 }

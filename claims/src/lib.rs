@@ -697,6 +697,19 @@ pub fn claim_of_test(test_name: &str) -> Option<&'static Claim> {
     })
 }
 
+/// Why a claim checked on SQLite alone runs on neither server track, as
+/// the book's PostgreSQL chapter lists them (`cargo book` writes the list
+/// from here). Every claim on SQLite and on no server track has its line;
+/// a unit test holds the two together.
+pub const ONLY_ON_SQLITE: &[(&str, &str)] = &[
+    ("L1.3", "the explorer drives SQLite connections"),
+    ("L3.4", "journal modes"),
+    ("L3.5", "the `sqlite3` shell"),
+    ("L3.6", "the load test"),
+    ("L5.6", "a process crash against SQLite's recovery"),
+    ("L5.7", "the `sqlite3` shell"),
+];
+
 /// The total points of the lab.
 pub fn total_points() -> u32 {
     total_points_on(Track::Sqlite)
@@ -744,6 +757,25 @@ mod tests {
         assert_eq!(
             l7_1.test_command(Track::Etcd, []),
             "cargo test --features etcd l7_1_"
+        );
+    }
+
+    #[test]
+    fn every_claim_on_sqlite_alone_says_why() {
+        let alone: Vec<&str> = CLAIMS
+            .iter()
+            .filter(|claim| {
+                claim.on(Track::Sqlite)
+                    && !claim.on(Track::Postgres)
+                    && !claim.on(Track::PostgresSql)
+            })
+            .map(|claim| claim.id)
+            .collect();
+        let said: Vec<&str> = ONLY_ON_SQLITE.iter().map(|(id, _)| *id).collect();
+        assert_eq!(
+            said, alone,
+            "ONLY_ON_SQLITE must name, in the catalogue's order, each claim on SQLite and on no \
+             server track"
         );
     }
 }

@@ -165,6 +165,8 @@ struct Lab {
     /// The classes: folder name, then (submission, claims it lost against
     /// the reference).
     classes: Vec<(String, Vec<Lost>)>,
+    /// The checkout's root, for the gradebooks a sample is read from.
+    root: PathBuf,
 }
 
 impl Lab {
@@ -227,6 +229,7 @@ impl Lab {
             tests,
             stories,
             classes,
+            root: root.to_path_buf(),
         })
     }
 
@@ -284,6 +287,15 @@ impl Lab {
                 .count()
                 .to_string());
         }
+        if let Some(key) = name.strip_prefix("steps-") {
+            // GitHub Classroom's steps: one per claim worth points.
+            let track = track(key).ok_or_else(|| format!("no track {key:?}"))?;
+            return Ok(CLAIMS
+                .iter()
+                .filter(|claim| claim.on(track) && claim.points > 0)
+                .count()
+                .to_string());
+        }
         if let Some(key) = name.strip_prefix("points-") {
             let track = track(key).ok_or_else(|| format!("no track {key:?}"))?;
             return Ok(lab_claims::total_points_on(track).to_string());
@@ -308,6 +320,8 @@ impl Lab {
                 .count()
                 .to_string()),
             "claims" => Ok(CLAIMS.len().to_string()),
+            // Not a number: the claims no server track runs, and why.
+            "sqlite-only" => Ok(sqlite_only()),
             "lessons" => Ok(LESSONS.len().to_string()),
             "invariants" | "schedules" => {
                 // "[L1.3] explorer   apply: 380 schedules, every one kept the
@@ -404,11 +418,165 @@ fn fill(text: &str, lab: &Lab) -> Result<String, String> {
                     "<!-- generated: {what} --> has no <!-- end generated -->"
                 ));
             }
+        } else if let Some(what) = line
+            .trim()
+            .strip_prefix("<!-- sample: ")
+            .and_then(|rest| rest.strip_suffix(" -->"))
+        {
+            out.push_str(line);
+            out.push_str(&sample(what, &mut lines, lab)?);
         } else {
             out.push_str(&numbers(line, lab)?);
         }
     }
     Ok(out)
+}
+
+/// `ONLY_ON_SQLITE` in words: `L1.3 (why), L3.4 (why) and L5.7 (why)`, a
+/// run of claims with the same reason said once.
+fn sqlite_only() -> String {
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for &(id, why) in lab_claims::ONLY_ON_SQLITE {
+        match groups.iter_mut().find(|(_, said)| *said == why) {
+            Some((ids, _)) => ids.push(id),
+            None => groups.push((vec![id], why)),
+        }
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(ids, why)| format!("{} ({why})", and_list(ids)))
+        .collect();
+    and_list(&parts)
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list<T: AsRef<str>>(items: &[T]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_owned(),
+        [rest @ .., last] => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} and {}", rest.join(", "), last.as_ref())
+        }
+    }
+}
+
+/// The fenced block after `<!-- sample: CLASS SUBMISSION -->`, a screen
+/// of the grader's shown in the book, with its numbers read off the
+/// submission's row in `tests/CLASS/gradebook.csv`: the `Points X/Y` line,
+/// and the watch mode's header and its bar per lesson (as `cargo grade
+/// --watch` draws them; `.ci/watch-in-tmux` holds the book's bars to the
+/// real screen). Every other line of the block is the text's own.
+fn sample<'a>(
+    what: &str,
+    lines: &mut impl Iterator<Item = &'a str>,
+    lab: &Lab,
+) -> Result<String, String> {
+    let (class, submission) = what
+        .split_once(' ')
+        .ok_or_else(|| format!("a sample is <!-- sample: CLASS SUBMISSION -->, not {what:?}"))?;
+    let earned = gradebook_row(&lab.root.join("tests").join(class), submission)?;
+    let points = |id: &str| earned.get(id).copied().unwrap_or(0);
+    let total: u32 = lab_claims::total_points_on(Track::Sqlite);
+    let got: u32 = CLAIMS
+        .iter()
+        .filter(|claim| claim.on(Track::Sqlite))
+        .map(|claim| points(claim.id))
+        .sum();
+    let mut out = String::new();
+    let fence = lines
+        .next()
+        .filter(|line| line.starts_with("```"))
+        .ok_or_else(|| format!("<!-- sample: {what} --> is not followed by a fenced block"))?;
+    out.push_str(fence);
+    let mut bars_written = false;
+    for line in lines.by_ref() {
+        if line.starts_with("```") {
+            out.push_str(line);
+            return Ok(out);
+        }
+        if line.starts_with("Points ") {
+            let _ = writeln!(out, "Points {got}/{total}");
+        } else if let Some((head, _)) = line.split_once("    points ") {
+            let _ = writeln!(out, "{head}    points {got}/{total}");
+        } else if is_bar(line) {
+            if !bars_written {
+                out.push_str(&bars(&points));
+                bars_written = true;
+            }
+        } else {
+            out.push_str(line);
+        }
+    }
+    Err(format!(
+        "the fenced block after <!-- sample: {what} --> does not close"
+    ))
+}
+
+/// Whether `line` is a lesson's bar of the watch screen (`  L2   ####…`).
+fn is_bar(line: &str) -> bool {
+    line.strip_prefix("  L").is_some_and(|rest| {
+        rest.starts_with(|c: char| c.is_ascii_digit()) && rest.contains(" points, ")
+    })
+}
+
+/// The width of a lesson's bar on the watch screen.
+const BAR: usize = 20;
+
+/// The watch screen's bars for the SQLite track, from each claim's points.
+fn bars(points: &dyn Fn(&str) -> u32) -> String {
+    let mut out = String::new();
+    for lesson in lab_claims::LESSONS {
+        let claims: Vec<&Claim> = CLAIMS
+            .iter()
+            .filter(|claim| claim.on(Track::Sqlite) && claim.lesson().id == lesson.id)
+            .collect();
+        if claims.is_empty() {
+            continue;
+        }
+        let total: u32 = claims.iter().map(|claim| claim.points).sum();
+        let earned: u32 = claims.iter().map(|claim| points(claim.id)).sum();
+        // A claim worth no points passes when the gradebook cannot say: the
+        // sample's submissions pass it (L3.6, the load test).
+        let passing = claims
+            .iter()
+            .filter(|claim| claim.points == 0 || points(claim.id) == claim.points)
+            .count();
+        let filled = if total == 0 {
+            0
+        } else {
+            (earned as usize * BAR).div_ceil(total as usize)
+        };
+        let _ = writeln!(
+            out,
+            "  {:<4} {}{}  {earned:>2}/{total:<2} points, {passing}/{} claims  {}",
+            lesson.id,
+            "#".repeat(filled),
+            ".".repeat(BAR - filled),
+            claims.len(),
+            lesson.title
+        );
+    }
+    out
+}
+
+/// The SQLite columns of `submission`'s row in the gradebook of `class`.
+fn gradebook_row(class: &Path, submission: &str) -> Result<BTreeMap<String, u32>, String> {
+    let path = class.join("gradebook.csv");
+    let text = fs::read_to_string(&path)
+        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    let row: Vec<&str> = lines
+        .map(|line| line.split(',').collect::<Vec<_>>())
+        .find(|row| row.first() == Some(&submission))
+        .ok_or_else(|| format!("{} has no row {submission:?}", path.display()))?;
+    Ok(header
+        .iter()
+        .zip(row)
+        .filter(|(column, _)| matches!(claim_column(column), Some((_, None))))
+        .map(|(column, cell)| ((*column).to_owned(), cell.parse().unwrap_or(0)))
+        .collect())
 }
 
 /// A line with each `<!-- n: NAME -->…<!-- /n -->` holding its number.

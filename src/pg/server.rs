@@ -23,6 +23,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
 use crate::LabError;
+use crate::claims::postgres::{DEBIAN_BIN, INITDB_OPTIONS, USER};
 use crate::loopback::free_port;
 
 /// The environment variable that names a server to use instead of starting
@@ -36,17 +37,6 @@ pub const URL_VARIABLE: &str = "FENCING_LAB_PG_URL";
 /// makes one per worker before a class, saving each submission's test run
 /// the half second `initdb` takes; without it, `initdb` runs.
 pub const TEMPLATE_VARIABLE: &str = "FENCING_LAB_PG_TEMPLATE";
-
-/// The user a private server is created with (trust authentication).
-const USER: &str = "lab";
-
-/// How `initdb` makes a private server's cluster (then `--username`
-/// [`USER`] `--pgdata DIR`).
-const INITDB_OPTIONS: [&str; 4] = ["--auth=trust", "--no-sync", "--encoding=UTF8", "--locale=C"];
-
-/// Where Debian keeps the server's programs, one folder per major version;
-/// `initdb` and `pg_ctl` are not on the `PATH` there.
-const DEBIAN_BIN: &str = "/usr/lib/postgresql";
 
 /// A server the lab can connect to.
 #[derive(Debug)]
@@ -239,32 +229,15 @@ fn run(command: &mut Command, owner: Option<(u32, u32)>, what: &str) -> Result<(
     }
 }
 
-/// The folder holding `initdb` and `pg_ctl`: the `PATH`, else Debian's
-/// newest `/usr/lib/postgresql/<version>/bin`.
+/// The folder holding `initdb` and `pg_ctl` (see
+/// [`crate::claims::postgres::programs`]), or what to do without one.
 fn find_programs() -> Result<PathBuf, String> {
-    let on_path = std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .unwrap_or_default();
-    let mut debian: Vec<(u32, PathBuf)> = fs::read_dir(DEBIAN_BIN)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| {
-            let version = entry.file_name().to_str()?.parse().ok()?;
-            Some((version, entry.path().join("bin")))
-        })
-        .collect();
-    debian.sort();
-    on_path
-        .into_iter()
-        .chain(debian.into_iter().rev().map(|(_, bin)| bin))
-        .find(|dir| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file())
-        .ok_or_else(|| {
-            format!(
-                "no initdb and pg_ctl on the PATH or under {DEBIAN_BIN}/*/bin, and {URL_VARIABLE} \
-                 is not set: install the Debian package postgresql, or name a server"
-            )
-        })
+    crate::claims::postgres::programs().ok_or_else(|| {
+        format!(
+            "no initdb and pg_ctl on the PATH or under {DEBIAN_BIN}/*/bin, and {URL_VARIABLE} \
+             is not set: install the Debian package postgresql, or name a server"
+        )
+    })
 }
 
 /// `initdb` refuses to run as root. Run as root, the server runs as the

@@ -29,7 +29,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 
-use crate::LabError;
+use fencing_lab_api::LabError;
 
 /// A point in `apply` or `install_generation` where the hook is called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -83,7 +83,7 @@ impl fmt::Display for Checkpoint {
             Checkpoint::BeforeRecord => "before the record",
             Checkpoint::BeforeInstall => "before the install",
             // The hints find a pause between transactions by these words.
-            Checkpoint::TransactionEnded => crate::claims::hints::TRANSACTION_ENDED,
+            Checkpoint::TransactionEnded => lab_claims::hints::TRANSACTION_ENDED,
             Checkpoint::WorkerChecked => "after the worker's check",
         })
     }

@@ -8,8 +8,8 @@
 
 use std::rc::Rc;
 
-use crate::LabError;
 use crate::checkpoint::{Checkpoint, Hooks};
+use fencing_lab_api::LabError;
 
 /// A parameter of a counterexample's statement.
 #[derive(Debug, Clone, Copy)]
@@ -111,7 +111,7 @@ impl rusqlite::ToSql for Param<'_> {
     }
 }
 
-impl Direct for crate::Destination {
+impl Direct for crate::db::Destination {
     fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<i64>, LabError> {
         // Prepared once per connection, like the statements of `Tx`.
         let mut statement = self.connection().prepare_cached(sql)?;
@@ -135,7 +135,7 @@ impl Direct for crate::Destination {
     }
 
     fn hooks(&self) -> Rc<Hooks> {
-        crate::Destination::hooks(self)
+        crate::db::Destination::hooks(self)
     }
 }
 

@@ -6,7 +6,7 @@
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 
-use crate::LabError;
+use fencing_lab_api::LabError;
 
 /// Runs the learner's function and turns a panic into an error, so an
 /// unfinished stub reads as "not implemented yet: open this file" in tests

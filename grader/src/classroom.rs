@@ -136,8 +136,8 @@ jobs:
 }
 
 /// Prints the workflow for the tracks graded.
-pub fn print(by_lesson: bool) -> std::process::ExitCode {
-    print!("{}", workflow(crate::score::tracks(), by_lesson));
+pub fn print(tracks: crate::score::Tracks, by_lesson: bool) -> std::process::ExitCode {
+    print!("{}", workflow(tracks.list(), by_lesson));
     std::process::ExitCode::SUCCESS
 }
 

@@ -15,6 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::claims::{CLAIMS, LESSONS, Track};
@@ -22,7 +23,7 @@ use serde_json::{Map, Value, json};
 
 use crate::flags::Flag;
 use crate::libtest::cut_at_boundary;
-use crate::score::{ClaimScore, Score, Status, tracks};
+use crate::score::{ClaimScore, Score, Status, Tracks};
 
 /// How long an expected gradebook may be; a class is a few kilobytes.
 const MAX_EXPECTED: u64 = 16 << 20;
@@ -222,10 +223,10 @@ impl Row {
 /// The gradebook: a row per submission; per graded track a column per claim
 /// with the points earned, and the total. SQLite's columns are the claim ids
 /// and `total`; another track's start with its key (`postgres L1.1`).
-pub fn gradebook(rows: &[Row]) -> Result<Vec<u8>, String> {
+pub fn gradebook(rows: &[Row], tracks: Tracks) -> Result<Vec<u8>, String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["submission".to_owned()];
-    for &track in tracks() {
+    for &track in tracks.list() {
         let prefix = match track {
             Track::Sqlite => String::new(),
             _ => format!("{} ", track.key()),
@@ -514,11 +515,11 @@ fn cut_output(output: &str) -> String {
 
 /// The terminal summary: one line per submission, with a points column per
 /// graded track (`points` alone when SQLite is the only one).
-pub fn summary_table(graded: &[Graded]) -> String {
+pub fn summary_table(graded: &[Graded], tracks: Tracks) -> String {
     let mut header = vec!["submission".to_owned()];
     let mut right = vec![false];
-    for &track in tracks() {
-        header.push(match tracks().len() {
+    for &track in tracks.list() {
+        header.push(match tracks.list().len() {
             1 => "points".to_owned(),
             _ => track.name().to_owned(),
         });
@@ -597,6 +598,27 @@ pub fn flags_listing(graded: &[Graded]) -> String {
         }
     }
     listing
+}
+
+/// The exit status of a class graded or merged: a failure when one of the
+/// class's rules breaks ([`rules_hold`]) or when the gradebook differs from
+/// `expect`'s ([`compare_with_expected`]), each said as it is found.
+pub fn exit_status(rows: &[Row], gradebook: &[u8], expect: Option<&Path>) -> ExitCode {
+    let mut failed = !rules_hold(rows);
+    if let Some(expected) = expect {
+        match compare_with_expected(gradebook, expected) {
+            Ok(()) => println!("the gradebook matches {}", expected.display()),
+            Err(difference) => {
+                eprintln!("grade: {difference}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// Compares the gradebook with the expected file, byte for byte. On a

@@ -21,7 +21,7 @@ use serde_json::Value;
 use crate::libtest::{TestList, TestOutput, cut_at_boundary};
 use crate::process::{self, Caps, Ended, LineSink, Settings, Stderr};
 use crate::sandbox::Sandbox;
-use crate::score::Score;
+use crate::score::{Scope, Score};
 use crate::verdicts::{Channel, Verdicts};
 
 /// The graded test target, `tests/lab`.
@@ -72,12 +72,10 @@ pub struct Suite {
     pub target_dir: PathBuf,
     /// Build with `--features solutions` (the reference).
     pub solutions: bool,
-    /// Build with `--features postgres` (the PostgreSQL track's tests too).
-    pub postgres: bool,
-    /// Build with `--features etcd` (the etcd track's tests too).
-    pub etcd: bool,
-    /// Build with `--features postgres-sql` (lesson 8's tests too).
-    pub postgres_sql: bool,
+    /// What is graded: the tracks, each built with its feature
+    /// (`postgres`, `etcd`, `postgres-sql`) for its tests, and the claims
+    /// whose tests are run.
+    pub scope: Scope,
     /// Show cargo's progress and rendered diagnostics on stderr, as
     /// `cargo test` would, instead of collecting the first error.
     pub interactive: bool,
@@ -184,9 +182,9 @@ impl Suite {
         }
         let features: Vec<&str> = [
             (self.solutions, "solutions"),
-            (self.postgres, "postgres"),
-            (self.etcd, "etcd"),
-            (self.postgres_sql, "postgres-sql"),
+            (self.scope.tracks.postgres, "postgres"),
+            (self.scope.tracks.etcd, "etcd"),
+            (self.scope.tracks.postgres_sql, "postgres-sql"),
         ]
         .into_iter()
         .filter_map(|(on, feature)| on.then_some(feature))
@@ -304,11 +302,7 @@ impl Suite {
         let graded: Vec<String> = listed.as_ref().map_or_else(Vec::new, |listed| {
             listed
                 .iter()
-                .filter(|test| crate::claims::claim_of_test(test).is_some())
-                .filter(|test| crate::part::test_selected(test))
-                .filter(|test| {
-                    crate::score::tracks().contains(&crate::claims::Track::of_test(test))
-                })
+                .filter(|test| self.scope.test_graded(test))
                 .cloned()
                 .collect()
         });
@@ -385,7 +379,7 @@ impl Suite {
             pending = Some(next);
         }
         let verdicts = verdicts.unwrap_or_default();
-        let score = Score::of_run(listed.as_deref(), &verdicts, &output);
+        let score = Score::of_run(self.scope, listed.as_deref(), &verdicts, &output);
 
         let unreported: Vec<&String> = graded
             .iter()

@@ -370,27 +370,15 @@ fn read_shard(dir: &Path) -> Result<ShardOutput, String> {
     })
 }
 
-/// Merges shard output folders into `out`: the gradebook, the class report,
-/// `class.json` and every `results.json`, as grading the class in one go
-/// writes them. Every shard of one class must be there, once.
-pub fn merge(
-    shards: &[PathBuf],
-    out: &Path,
-    tracks: Tracks,
-) -> Result<(Written, Vec<Row>), String> {
-    let read: Vec<ShardOutput> = shards
-        .iter()
-        .map(|dir| read_shard(dir))
-        .collect::<Result<_, _>>()?;
-    let Some(first) = read.first() else {
-        return Err("--merge needs the output folders of the shards".to_owned());
-    };
+/// Checks that the shards `read` (`first` among them) are those of one
+/// class graded one way, with this merge's `tracks`, each given once.
+fn check_shards(first: &ShardOutput, read: &[ShardOutput], tracks: Tracks) -> Result<(), String> {
     let ours: Vec<String> = tracks
         .list()
         .iter()
         .map(|track| track.key().to_owned())
         .collect();
-    for shard in &read {
+    for shard in read {
         let differs = |what: &str| {
             format!(
                 "{} and {} graded different {what}; merge the shards of one run",
@@ -426,6 +414,25 @@ pub fn merge(
             ));
         }
     }
+    Ok(())
+}
+
+/// Merges shard output folders into `out`: the gradebook, the class report,
+/// `class.json` and every `results.json`, as grading the class in one go
+/// writes them. Every shard of one class must be there, once.
+pub fn merge(
+    shards: &[PathBuf],
+    out: &Path,
+    tracks: Tracks,
+) -> Result<(Written, Vec<Row>), String> {
+    let read: Vec<ShardOutput> = shards
+        .iter()
+        .map(|dir| read_shard(dir))
+        .collect::<Result<_, _>>()?;
+    let Some(first) = read.first() else {
+        return Err("--merge needs the output folders of the shards".to_owned());
+    };
+    check_shards(first, &read, tracks)?;
     let mut rows: Vec<(Row, PathBuf)> = read
         .iter()
         .flat_map(|shard| {

@@ -635,76 +635,90 @@ pub fn compare_with_expected(actual: &[u8], path: &Path) -> Result<(), String> {
             first_difference(&expected, actual)
         ));
     };
-    let mut lines = Vec::new();
-    if want.first() != got.first() {
+    let lines = if want.first() != got.first() {
         // A claim added to or removed from the catalogue shows up here.
-        let (want_header, got_header) = (
-            want.first().cloned().unwrap_or_default(),
-            got.first().cloned().unwrap_or_default(),
-        );
-        let only = |these: &[String], those: &[String]| -> String {
-            let names: Vec<&str> = these
-                .iter()
-                .filter(|column| !those.contains(column))
-                .map(String::as_str)
-                .collect();
-            if names.is_empty() {
-                "none".to_owned()
-            } else {
-                names.join(", ")
-            }
-        };
-        lines.push(format!(
-            "the columns differ (only expected: {}; only graded: {}):\n    expected: {}\n    got:      {}",
-            only(&want_header, &got_header),
-            only(&got_header, &want_header),
-            want_header.join(","),
-            got_header.join(",")
-        ));
+        vec![columns_differ(
+            want.first().map(Vec::as_slice).unwrap_or_default(),
+            got.first().map(Vec::as_slice).unwrap_or_default(),
+        )]
     } else {
-        let header = want.first().cloned().unwrap_or_default();
-        let by_name = |rows: &[Vec<String>]| -> BTreeMap<String, Vec<String>> {
-            rows.iter()
-                .skip(1)
-                .map(|row| (row.first().cloned().unwrap_or_default(), row.clone()))
-                .collect()
-        };
-        let (want_rows, got_rows) = (by_name(&want), by_name(&got));
-        let names: BTreeSet<&String> = want_rows.keys().chain(got_rows.keys()).collect();
-        for name in names {
-            match (want_rows.get(name), got_rows.get(name)) {
-                (Some(want), Some(got)) if want != got => {
-                    let cells: Vec<String> = header
-                        .iter()
-                        .enumerate()
-                        .skip(1)
-                        .filter(|(at, _)| want.get(*at) != got.get(*at))
-                        .map(|(at, column)| {
-                            format!(
-                                "{column} expected {}, got {}",
-                                want.get(at).map_or("nothing", String::as_str),
-                                got.get(at).map_or("nothing", String::as_str)
-                            )
-                        })
-                        .collect();
-                    lines.push(format!("{name}: {}", cells.join("; ")));
-                }
-                (Some(_), None) => lines.push(format!("{name}: expected, but not graded")),
-                (None, Some(_)) => lines.push(format!("{name}: graded, but not expected")),
-                _ => {}
-            }
-        }
+        let mut lines = rows_differ(&want, &got);
         if lines.is_empty() {
             lines.push(format!(
                 "same grades, different bytes (line endings, quoting, order or a final newline): {}",
                 first_difference(&expected, actual)
             ));
         }
-    }
+        lines
+    };
     Err(format!(
         "the gradebook differs from {shown}:\n  {}",
         lines.join("\n  ")
     ))
+}
+
+/// The line for gradebooks whose columns differ: the columns only one has,
+/// and both headers.
+fn columns_differ(want_header: &[String], got_header: &[String]) -> String {
+    let only = |these: &[String], those: &[String]| -> String {
+        let names: Vec<&str> = these
+            .iter()
+            .filter(|column| !those.contains(column))
+            .map(String::as_str)
+            .collect();
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    };
+    format!(
+        "the columns differ (only expected: {}; only graded: {}):\n    expected: {}\n    got:      {}",
+        only(want_header, got_header),
+        only(got_header, want_header),
+        want_header.join(","),
+        got_header.join(",")
+    )
+}
+
+/// A line per submission whose row differs between two gradebooks of the
+/// same columns (`want`'s header names them): the cells that differ, or
+/// that only one has the submission.
+fn rows_differ(want: &[Vec<String>], got: &[Vec<String>]) -> Vec<String> {
+    let header = want.first().cloned().unwrap_or_default();
+    let by_name = |rows: &[Vec<String>]| -> BTreeMap<String, Vec<String>> {
+        rows.iter()
+            .skip(1)
+            .map(|row| (row.first().cloned().unwrap_or_default(), row.clone()))
+            .collect()
+    };
+    let (want_rows, got_rows) = (by_name(want), by_name(got));
+    let names: BTreeSet<&String> = want_rows.keys().chain(got_rows.keys()).collect();
+    let mut lines = Vec::new();
+    for name in names {
+        match (want_rows.get(name), got_rows.get(name)) {
+            (Some(want), Some(got)) if want != got => {
+                let cells: Vec<String> = header
+                    .iter()
+                    .enumerate()
+                    .skip(1)
+                    .filter(|(at, _)| want.get(*at) != got.get(*at))
+                    .map(|(at, column)| {
+                        format!(
+                            "{column} expected {}, got {}",
+                            want.get(at).map_or("nothing", String::as_str),
+                            got.get(at).map_or("nothing", String::as_str)
+                        )
+                    })
+                    .collect();
+                lines.push(format!("{name}: {}", cells.join("; ")));
+            }
+            (Some(_), None) => lines.push(format!("{name}: expected, but not graded")),
+            (None, Some(_)) => lines.push(format!("{name}: graded, but not expected")),
+            _ => {}
+        }
+    }
+    lines
 }
 
 fn read_capped(path: &Path) -> Result<Vec<u8>, String> {

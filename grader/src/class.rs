@@ -32,7 +32,7 @@ use crate::claims::Track;
 use crate::output::{self, Shard};
 use crate::report::{self, Graded, Row};
 use crate::sandbox::{self, Sandbox};
-use crate::score::Score;
+use crate::score::{Scope, Score, Tracks};
 use crate::suite::{Built, Suite};
 use crate::{cache, flags, scratch, submission};
 
@@ -64,18 +64,87 @@ pub struct Options {
     /// How many submissions are graded at once (`-j N`); `None` for
     /// [`default_jobs`].
     pub jobs: Option<usize>,
+    /// The tracks graded.
+    pub tracks: Tracks,
 }
 
 /// Grades every submission (of the shard), writes the outputs, and checks
 /// them.
 pub fn grade(options: &Options) -> Result<ExitCode, String> {
     let repository = crate::checkout::repository();
-    // Cargo runs in the scratch copy: relative paths would point there.
+    let (options, found) = &checked(options)?;
+    let class = &found.names;
+    let _lock = output::lock(&options.out)?;
+    // From here on the output folder is named by its real path: bwrap
+    // mounts what a path leads to, and a link on the way would otherwise
+    // name a folder the sandbox does not show.
+    let options = &Options {
+        out: canonical(&options.out)?,
+        ..options.clone()
+    };
+    if options.sandbox {
+        sandbox::check()?;
+    }
+    let names = options.shard.slice(class);
+    let (jobs, chosen) = jobs(options, names.len())?;
+    let (workers, mut suites) = workers(options, &repository, jobs)?;
+    dependencies(options, &repository, &workers, &mut suites)?;
+    progress(format_args!(
+        "grading {} submissions, {jobs} at once{chosen}\n",
+        names.len()
+    ));
+    // Links are followed within the class. A course author's own classes
+    // (tests/class) also link into the lab's reference; a learner's must not.
+    let mut allowed = vec![canonical(&options.submissions)?];
+    let lab = canonical(&repository)?;
+    if allowed[0].starts_with(&lab) {
+        allowed.push(lab);
+    }
+    let contexts: Vec<Context> = workers
+        .iter()
+        .zip(&suites)
+        .map(|(worker, suite)| Context {
+            repository: &repository,
+            worker,
+            suite,
+            allowed: &allowed,
+            class,
+            streaming: jobs == 1,
+        })
+        .collect();
+    let graded = grade_all(options, &contexts, &names)?;
+
+    let rows: Vec<Row> = graded.iter().map(Row::of).collect();
+    let written = output::write_class(
+        &options.out,
+        class,
+        options.shard,
+        options.sandbox,
+        options.tracks,
+        &rows,
+    )?;
+    say_summary(options, &graded, names.len(), class.len(), &written);
+    for (name, why) in &found.refused {
+        println!("not graded: the folder {name}: {why}");
+    }
+    Ok(report::exit_status(
+        &rows,
+        &written.gradebook_bytes,
+        options.expect.as_deref(),
+    ))
+}
+
+/// The options with absolute paths (cargo runs in the scratch copy, where
+/// relative paths would point), and the class they name, checked before
+/// anything is graded: submissions there are, none holding the output
+/// folder, every `--accept` one of them, and the `--expect` file there.
+/// The folders refused are said at once.
+fn checked(options: &Options) -> Result<(Options, submission::Found), String> {
     let absolute = |path: &Path| {
         std::path::absolute(path)
             .map_err(|error| format!("cannot find {}: {error}", path.display()))
     };
-    let options = &Options {
+    let options = Options {
         submissions: absolute(&options.submissions)?,
         out: absolute(&options.out)?,
         ..options.clone()
@@ -84,14 +153,14 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     for (name, why) in &found.refused {
         eprintln!("grade: not graded: the folder {name}: {why}");
     }
-    let class = found.names;
+    let class = &found.names;
     if class.is_empty() {
         return Err(format!(
             "no submissions in {}: each submission is a folder holding its exercise files",
             options.submissions.display()
         ));
     }
-    output::refuse_inside_submission(&options.submissions, &class, &options.out)?;
+    output::refuse_inside_submission(&options.submissions, class, &options.out)?;
     if let Some(unknown) = options.accept.iter().find(|name| !class.contains(name)) {
         return Err(format!(
             "--accept {unknown}: the class has no submission of that name"
@@ -104,30 +173,38 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
             expected.display()
         ));
     }
-    let _lock = output::lock(&options.out)?;
-    // From here on the output folder is named by its real path: bwrap
-    // mounts what a path leads to, and a link on the way would otherwise
-    // name a folder the sandbox does not show.
-    let options = &Options {
-        out: canonical(&options.out)?,
-        ..options.clone()
-    };
-    if options.sandbox {
-        sandbox::check()?;
-    }
-    let names = options.shard.slice(&class);
+    Ok((options, found))
+}
 
-    let (default, why) = default_jobs();
-    let jobs = options.jobs.unwrap_or(default).clamp(1, names.len().max(1));
+/// How many of `count` submissions are graded at once, and how that was
+/// chosen, as the progress line says it. With the sandbox, each worker's
+/// account is checked now, not midway through the class.
+fn jobs(options: &Options, count: usize) -> Result<(usize, String), String> {
+    let (default, why) = default_jobs(options.tracks);
+    let jobs = options.jobs.unwrap_or(default).clamp(1, count.max(1));
     if options.sandbox {
-        // Each worker its own account: said now, not midway through the class.
         for worker in 1..=jobs {
             sandbox::account_of(worker)?;
         }
     }
+    let chosen = if options.jobs.is_some() {
+        " (-j)".to_owned()
+    } else if jobs < default {
+        " (one per submission)".to_owned()
+    } else {
+        format!(" (the default: {why}; -j to choose)")
+    };
+    Ok((jobs, chosen))
+}
 
-    // A folder per worker: its scratch copy, its test runs' /tmp and its
-    // target directory, a copy of the dependency cache.
+/// A folder per worker (its scratch copy, its test runs' /tmp and its
+/// target directory, a copy of the dependency cache) and its suite; the
+/// first scratch copy made, and the dependencies fetched.
+fn workers(
+    options: &Options,
+    repository: &Path,
+    jobs: usize,
+) -> Result<(Vec<Worker>, Vec<Suite>), String> {
     let work = options.out.join(".work");
     // The single work folder of an older grader: its build is not ours.
     for old in ["repository", "target", "tmp"] {
@@ -136,25 +213,37 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     let workers: Vec<Worker> = (1..=jobs)
         .map(|number| Worker::new(&work, number))
         .collect();
-    let mut suites: Vec<Suite> = workers
+    let suites: Vec<Suite> = workers
         .iter()
-        .map(|worker| class_suite(options, &repository, worker))
+        .map(|worker| class_suite(options, repository, worker))
         .collect::<Result<_, _>>()?;
-    scratch::prepare(&repository, &workers[0].scratch)?;
+    scratch::prepare(repository, &workers[0].scratch)?;
     suites[0].fetch()?;
     if options.sandbox {
         sandbox::share_sources()?;
     }
-    let features = format!("{:?}", crate::score::tracks());
-    let key = cache::key(&repository, &features)?;
+    Ok((workers, suites))
+}
+
+/// The dependency cache, built once per lock file and toolchain, copied to
+/// each worker's target directory; and with the PostgreSQL server graded,
+/// each worker's template cluster.
+fn dependencies(
+    options: &Options,
+    repository: &Path,
+    workers: &[Worker],
+    suites: &mut [Suite],
+) -> Result<(), String> {
+    let features = format!("{:?}", options.tracks.list());
+    let key = cache::key(repository, &features)?;
     let cache_started = Instant::now();
-    if !cache::root(&repository).join(&key).exists() {
+    if !cache::root(repository).join(&key).exists() {
         progress(format_args!(
             "building the dependency cache from the untouched lab (once per lock file and \
              toolchain)… "
         ));
     }
-    let cache_dir = cache::ensure(&repository, &suites[0], &key, &features)?;
+    let cache_dir = cache::ensure(repository, &suites[0], &key, &features)?;
     if cache_started.elapsed() > Duration::from_secs(1) {
         progress(format_args!(
             "built in {:.0} s\n",
@@ -163,7 +252,7 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     }
     let copy_started = Instant::now();
     let mut seeded = 0;
-    for worker in &workers {
+    for worker in workers {
         if cache::seed(&cache_dir, &key, &worker.target)? {
             seeded += 1;
         }
@@ -171,18 +260,8 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
             sandbox::hand_over(worker.number, &[&worker.target])?;
         }
     }
-    // The PostgreSQL track: a fresh cluster per worker, made once, that each
-    // test run copies instead of running initdb (half a second each).
-    if uses_postgres() {
-        for (worker, suite) in workers.iter().zip(&mut suites) {
-            let Some(sandbox) = &suite.sandbox else { break };
-            let dir = &worker.pg_template;
-            let _ = fs::remove_dir_all(dir);
-            fs::create_dir_all(dir)
-                .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
-            sandbox::hand_over(worker.number, &[dir])?;
-            suite.pg_template = crate::suite::make_pg_template(sandbox, dir)?;
-        }
+    if uses_postgres(options.tracks) {
+        pg_templates(workers, suites)?;
     }
     if seeded > 0 {
         progress(format_args!(
@@ -196,47 +275,46 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
             copy_started.elapsed().as_secs_f64()
         ));
     }
-    progress(format_args!(
-        "grading {} submissions, {jobs} at once{}\n",
-        names.len(),
-        if options.jobs.is_some() {
-            " (-j)".to_owned()
-        } else if jobs < default {
-            " (one per submission)".to_owned()
-        } else {
-            format!(" (the default: {why}; -j to choose)")
-        }
-    ));
-    // Links are followed within the class. A course author's own classes
-    // (tests/class) also link into the lab's reference; a learner's must not.
-    let mut allowed = vec![canonical(&options.submissions)?];
-    let lab = canonical(&repository)?;
-    if allowed[0].starts_with(&lab) {
-        allowed.push(lab);
-    }
+    Ok(())
+}
 
+/// The PostgreSQL track: a fresh cluster per worker, made once, that each
+/// test run copies instead of running initdb (half a second each).
+fn pg_templates(workers: &[Worker], suites: &mut [Suite]) -> Result<(), String> {
+    for (worker, suite) in workers.iter().zip(suites) {
+        let Some(sandbox) = &suite.sandbox else { break };
+        let dir = &worker.pg_template;
+        let _ = fs::remove_dir_all(dir);
+        fs::create_dir_all(dir)
+            .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+        sandbox::hand_over(worker.number, &[dir])?;
+        suite.pg_template = crate::suite::make_pg_template(sandbox, dir)?;
+    }
+    Ok(())
+}
+
+/// Grades `names`, a worker per context, each taking the next submission
+/// when done with one; the first error stops them all. The results come
+/// back in the order of `names`.
+fn grade_all(
+    options: &Options,
+    contexts: &[Context<'_>],
+    names: &[String],
+) -> Result<Vec<Graded>, String> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let done: Mutex<Vec<Option<Graded>>> = Mutex::new(names.iter().map(|_| None).collect());
     let trouble: Mutex<Option<String>> = Mutex::new(None);
     std::thread::scope(|scope| {
-        for (worker, suite) in workers.iter().zip(&suites) {
-            let context = Context {
-                repository: &repository,
-                worker,
-                suite,
-                allowed: &allowed,
-                class: &class,
-                streaming: jobs == 1,
-            };
-            let (next, stop, done, trouble, names) = (&next, &stop, &done, &trouble, &names);
+        for context in contexts {
+            let (next, stop, done, trouble) = (&next, &stop, &done, &trouble);
             scope.spawn(move || {
                 let mut last_built: Option<Vec<Vec<u8>>> = None;
                 while !stop.load(Ordering::SeqCst) {
                     let index = next.fetch_add(1, Ordering::SeqCst);
                     let Some(name) = names.get(index) else { break };
                     let graded =
-                        grade_at(options, &context, index, names.len(), name, &mut last_built);
+                        grade_at(options, context, index, names.len(), name, &mut last_built);
                     match graded {
                         Ok(graded) => {
                             if let Ok(mut done) = done.lock() {
@@ -257,42 +335,16 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     if let Some(error) = trouble.into_inner().ok().flatten() {
         return Err(error);
     }
-    let graded: Vec<Graded> = done
-        .into_inner()
+    done.into_inner()
         .map_err(|_| "a grading worker panicked".to_owned())?
         .into_iter()
         .collect::<Option<_>>()
-        .ok_or_else(|| "a submission was left ungraded".to_owned())?;
-
-    let rows: Vec<Row> = graded.iter().map(Row::of).collect();
-    let written = output::write_class(&options.out, &class, options.shard, options.sandbox, &rows)?;
-
-    say_summary(options, &graded, names.len(), class.len(), &written);
-    for (name, why) in &found.refused {
-        println!("not graded: the folder {name}: {why}");
-    }
-
-    let mut failed = !report::rules_hold(&rows);
-    if let Some(expected) = &options.expect {
-        match report::compare_with_expected(&written.gradebook_bytes, expected) {
-            Ok(()) => println!("the gradebook matches {}", expected.display()),
-            Err(difference) => {
-                eprintln!("grade: {difference}");
-                failed = true;
-            }
-        }
-    }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+        .ok_or_else(|| "a submission was left ungraded".to_owned())
 }
 
 /// Whether a graded track runs on the PostgreSQL server.
-fn uses_postgres() -> bool {
-    let tracks = crate::score::tracks();
-    tracks.contains(&Track::Postgres) || tracks.contains(&Track::PostgresSql)
+fn uses_postgres(tracks: Tracks) -> bool {
+    tracks.has(Track::Postgres) || tracks.has(Track::PostgresSql)
 }
 
 /// How many submissions a class grades at once unless told (`-j`): one per
@@ -303,9 +355,8 @@ fn uses_postgres() -> bool {
 /// that runs out, a leader killed), which two runs at once on a small
 /// machine would crowd.
 /// Returns the number and why, as the progress line says it.
-pub fn default_jobs() -> (usize, String) {
-    let tracks = crate::score::tracks();
-    if tracks.len() > 1 {
+pub fn default_jobs(tracks: Tracks) -> (usize, String) {
+    if tracks.list().len() > 1 {
         return (
             1,
             "a server track is graded, and its claims time servers of their own, which \
@@ -412,9 +463,7 @@ fn class_suite(options: &Options, repository: &Path, worker: &Worker) -> Result<
         dir: worker.scratch.clone(),
         target_dir: worker.target.clone(),
         solutions: false,
-        postgres: crate::score::tracks().contains(&Track::Postgres),
-        etcd: crate::score::tracks().contains(&Track::Etcd),
-        postgres_sql: crate::score::tracks().contains(&Track::PostgresSql),
+        scope: Scope::whole(options.tracks),
         interactive: false,
         tmp_dir: Some(worker.tmp.clone()),
         pg_template: None,
@@ -499,7 +548,7 @@ fn say_summary(
     class_size: usize,
     written: &output::Written,
 ) {
-    print!("{}", report::summary_table(graded));
+    print!("{}", report::summary_table(graded, options.tracks));
     let flags = report::flags_listing(graded);
     if !flags.is_empty() {
         print!("\n{flags}");
@@ -548,9 +597,36 @@ fn grade_one(
     context: &Context<'_>,
     last_built: &mut Option<Vec<Vec<u8>>>,
 ) -> Result<Graded, String> {
+    let mut graded = ungraded(name, folder, context);
+    // The submission's files, or the untouched stub where one is missing.
+    let files = submission::exercise_files(context.suite.scope.tracks);
+    let sources = match read_sources(folder, &files, context, &mut graded)? {
+        Some(sources) => sources,
+        None => return Ok(graded),
+    };
+    for ((_, file), source) in files.iter().zip(&sources) {
+        scratch::write_source(&context.worker.scratch.join(file), source)
+            .map_err(|error| format!("cannot write {file} into the scratch copy: {error}"))?;
+    }
+    if context.streaming {
+        progress(format_args!("building… "));
+    }
+    let Some(executable) = build(name, context, sources, last_built, &mut graded)? else {
+        return Ok(graded);
+    };
+    if context.streaming {
+        progress(format_args!("testing… "));
+    }
+    run(context, &executable, &mut graded)?;
+    Ok(graded)
+}
+
+/// The submission before it is built: no score yet, and the notes on its
+/// folder (the sandbox, a link, what is ignored).
+fn ungraded(name: &str, folder: &Path, context: &Context<'_>) -> Graded {
     let mut graded = Graded {
         name: name.to_owned(),
-        score: Score::nothing(),
+        score: Score::nothing(context.suite.scope),
         error: None,
         short: String::new(),
         notes: Vec::new(),
@@ -567,30 +643,26 @@ fn grade_one(
     {
         graded.notes.push(note);
     }
-    let ignored = submission::ignored_entries(folder);
+    let ignored = submission::ignored_entries(folder, context.suite.scope.tracks);
     if !ignored.is_empty() {
         graded.notes.push(format!(
             "ignored (only the exercise files are graded): {}",
             ignored.join(", ")
         ));
     }
+    graded
+}
 
-    // The submission's files, or the untouched stub where one is missing.
-    let files = submission::exercise_files();
-    let sources = match read_sources(folder, &files, context, &mut graded)? {
-        Some(sources) => sources,
-        None => return Ok(graded),
-    };
-    for ((_, file), source) in files.iter().zip(&sources) {
-        scratch::write_source(&context.worker.scratch.join(file), source)
-            .map_err(|error| format!("cannot write {file} into the scratch copy: {error}"))?;
-    }
-
-    if context.streaming {
-        progress(format_args!("building… "));
-    }
-    let built = context.suite.build()?;
-    let executable = match built {
+/// Builds the submission, whose files are `sources`: its test executable,
+/// or `None` when it does not build (then `graded` says why).
+fn build(
+    name: &str,
+    context: &Context<'_>,
+    sources: Vec<Vec<u8>>,
+    last_built: &mut Option<Vec<Vec<u8>>>,
+    graded: &mut Graded,
+) -> Result<Option<PathBuf>, String> {
+    match context.suite.build()? {
         Built::Executable {
             path,
             library_fresh,
@@ -605,7 +677,7 @@ fn grade_one(
                 ));
             }
             *last_built = Some(sources);
-            path
+            Ok(Some(path))
         }
         Built::CompileError(first_error) => {
             *last_built = None;
@@ -613,7 +685,7 @@ fn grade_one(
             graded.error = Some(format!(
                 "the exercises do not compile; the first error:\n{first_error}"
             ));
-            return Ok(graded);
+            Ok(None)
         }
         Built::TimedOut(limit) => {
             *last_built = None;
@@ -622,22 +694,23 @@ fn grade_one(
                 "the build took longer than {} s and was stopped",
                 limit.as_secs()
             ));
-            return Ok(graded);
+            Ok(None)
         }
         // Cargo itself failed (a broken manifest, no network for the
         // dependencies): every submission would fail the same way.
-        Built::Failed(reason) => return Err(format!("cannot build the lab's suite: {reason}")),
-    };
-
-    if context.streaming {
-        progress(format_args!("testing… "));
+        Built::Failed(reason) => Err(format!("cannot build the lab's suite: {reason}")),
     }
+}
+
+/// Runs the submission's tests and puts their score, and what the run
+/// showed that is worth a note, in `graded`.
+fn run(context: &Context<'_>, executable: &Path, graded: &mut Graded) -> Result<(), String> {
     // Lab files a killed run left behind go with it, before the next run
     // (in the sandbox, its private /tmp goes with it anyway).
     let _ = fs::remove_dir_all(&context.worker.tmp);
     fs::create_dir_all(&context.worker.tmp)
         .map_err(|error| format!("cannot create {}: {error}", &context.worker.tmp.display()))?;
-    let ran = context.suite.run(&executable)?;
+    let ran = context.suite.run(executable)?;
     let _ = fs::remove_dir_all(&context.worker.tmp);
     if ran.forged > 0 {
         graded.notes.push(format!(
@@ -667,7 +740,7 @@ fn grade_one(
     if let Some((_, problem)) = ran.problem {
         graded.error = Some(format!("{problem}. Only the claims seen to pass count."));
     }
-    Ok(graded)
+    Ok(())
 }
 
 /// The submission's exercise files, each or the untouched stub where it

@@ -26,6 +26,18 @@ use crate::part::Part;
 /// `by_lesson`, per lesson.
 pub fn workflow(tracks: &[Track], by_lesson: bool) -> String {
     let flags: String = tracks.iter().map(|track| track.grade_flag()).collect();
+    let steps = graded_parts(tracks, by_lesson);
+    let mut out = head(tracks, by_lesson, &flags, &steps);
+    for &(part, points) in &steps {
+        out.push_str(&step(part, points, &flags));
+    }
+    out.push_str(&reporter(&steps));
+    out
+}
+
+/// The steps: each claim (or, `by_lesson`, each lesson) worth points on
+/// `tracks`, and its points.
+fn graded_parts(tracks: &[Track], by_lesson: bool) -> Vec<(Part, u32)> {
     let parts: Vec<Part> = if by_lesson {
         LESSONS
             .iter()
@@ -34,13 +46,18 @@ pub fn workflow(tracks: &[Track], by_lesson: bool) -> String {
     } else {
         CLAIMS.iter().map(|claim| Part::Claim(claim.id)).collect()
     };
-    let steps: Vec<(Part, u32)> = parts
+    parts
         .into_iter()
         .map(|part| (part, part.points_on(tracks)))
         .filter(|&(_, points)| points > 0)
-        .collect();
-    let total: u32 = steps.iter().map(|(_, points)| points).sum();
+        .collect()
+}
 
+/// The workflow up to its graded steps: what it is, when it runs, and the
+/// step that installs and builds before them. `flags` are the track flags
+/// of `cargo grade`.
+fn head(tracks: &[Track], by_lesson: bool, flags: &str, steps: &[(Part, u32)]) -> String {
+    let total: u32 = steps.iter().map(|(_, points)| points).sum();
     let (packages, features) = needs(tracks);
     let mut out = String::new();
     let _ = write!(
@@ -89,15 +106,19 @@ jobs:
         },
         variant = if by_lesson { "=lessons" } else { "" },
     );
-    for (part, points) in &steps {
-        let name = quoted(&step_name(*part));
-        let kind = match part {
-            Part::Lesson(_) => "lesson",
-            Part::Claim(_) => "claim",
-        };
-        let _ = write!(
-            out,
-            "      - name: {name}
+    out
+}
+
+/// One graded step: `cargo grade` for `part` (with the track `flags`),
+/// worth `points`.
+fn step(part: Part, points: u32, flags: &str) -> String {
+    let name = quoted(&step_name(part));
+    let kind = match part {
+        Part::Lesson(_) => "lesson",
+        Part::Claim(_) => "claim",
+    };
+    format!(
+        "      - name: {name}
         id: {id}
         uses: classroom-resources/autograding-command-grader@v1
         with:
@@ -106,17 +127,21 @@ jobs:
           timeout: 10
           max-score: {points}
 ",
-            id = step_id(*part),
-            part = part.id(),
-        );
-    }
+        id = step_id(part),
+        part = part.id(),
+    )
+}
+
+/// The last step: the reporter, which sums the steps' results.
+fn reporter(steps: &[(Part, u32)]) -> String {
+    let mut out = String::new();
     out.push_str(
         "      - name: Autograding Reporter
         uses: classroom-resources/autograding-grading-reporter@v1
         env:
 ",
     );
-    for (part, _) in &steps {
+    for (part, _) in steps {
         let id = step_id(*part);
         let _ = writeln!(
             out,
@@ -136,8 +161,8 @@ jobs:
 }
 
 /// Prints the workflow for the tracks graded.
-pub fn print(by_lesson: bool) -> std::process::ExitCode {
-    print!("{}", workflow(crate::score::tracks(), by_lesson));
+pub fn print(tracks: crate::score::Tracks, by_lesson: bool) -> std::process::ExitCode {
+    print!("{}", workflow(tracks.list(), by_lesson));
     std::process::ExitCode::SUCCESS
 }
 

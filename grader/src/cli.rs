@@ -6,8 +6,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::claims::Track;
-use crate::class;
 use crate::output::Shard;
+use crate::part::Part;
+use crate::score::{Scope, Tracks};
+use crate::{class, gradescope, scorecard};
 
 /// The help text.
 pub const USAGE: &str = "\
@@ -114,19 +116,15 @@ options:
 pub enum Mode {
     /// Print the help text.
     Help,
-    /// Grade this checkout's exercises.
+    /// Grade this checkout's exercises and print the scorecard.
     Checkout {
-        /// The reference instead (`--solutions`).
-        solutions: bool,
-        /// The test run's wall-clock limit.
-        test_limit: Duration,
-        /// The build's wall-clock limit.
-        build_limit: Duration,
-        /// Whether the runs go through the sandbox.
-        sandbox: bool,
-        /// Grade again on every save (`--watch`).
-        watch: bool,
+        /// How.
+        options: scorecard::Options,
+        /// Where to write it in Gradescope's format too (`--gradescope`).
+        gradescope: Option<gradescope::Target>,
     },
+    /// Grade this checkout again on every save (`--watch`).
+    Watch(scorecard::Options),
     /// Grade a class.
     Class(class::Options),
     /// The next level of a claim's (or a named) hint.
@@ -146,12 +144,8 @@ pub enum Mode {
         what: String,
         /// The track it is shown for.
         track: Track,
-        /// The test run's wall-clock limit.
-        test_limit: Duration,
-        /// The build's wall-clock limit.
-        build_limit: Duration,
-        /// Whether the runs go through the sandbox.
-        sandbox: bool,
+        /// How this checkout is graded first.
+        options: scorecard::Options,
     },
     /// One exercise file back to its stub.
     Reset {
@@ -165,6 +159,8 @@ pub enum Mode {
     Classroom {
         /// One step per lesson (`--classroom=lessons`).
         by_lesson: bool,
+        /// The tracks it grades.
+        tracks: Tracks,
     },
     /// Merge shards.
     Merge {
@@ -174,221 +170,333 @@ pub enum Mode {
         out: PathBuf,
         /// A gradebook the result must equal.
         expect: Option<PathBuf>,
+        /// The tracks the shards graded.
+        tracks: Tracks,
     },
 }
 
-/// Reads the arguments. `--postgres` and `--etcd` take effect here, for
-/// every mode.
+/// Reads the arguments. The track flags (`--postgres`, `--etcd`,
+/// `--postgres-sql`) count for every mode that grades.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
     use lexopt::prelude::*;
 
     let mut parser = lexopt::Parser::from_args(args);
-    let (mut submissions, mut out, mut expect) = (None, None, None);
-    let mut test_limit = Duration::from_secs(60);
-    let mut build_limit = Duration::from_secs(600);
-    let (mut solutions, mut sandbox, mut shard) = (false, true, None);
-    let mut watch = false;
-    let mut merge: Option<Vec<PathBuf>> = None;
-    let (mut hint, mut level, mut track) = (None::<String>, None, Track::Sqlite);
-    let mut accept = Vec::new();
-    let mut jobs = None;
-    let (mut explain, mut reset, mut yes) = (None::<String>, None::<String>, false);
-    // `--lesson`, `--claim`, `--gradescope` and `--classroom` (see
-    // `crate::part`, `crate::gradescope`, `crate::classroom`).
-    let (mut part, mut gradescope, mut classroom) = (None, false, None);
+    let mut given = Given::default();
     while let Some(arg) = parser.next().map_err(message)? {
         match arg {
             Short('h') | Long("help") => return Ok(Mode::Help),
             Long("claims") => return Ok(Mode::Claims),
-            Long("hint") => {
-                hint = Some(
-                    parser
-                        .value()
-                        .map_err(message)?
-                        .to_string_lossy()
-                        .into_owned(),
-                )
+            Long("hint") => given.hint = Some(lossy(&mut parser)?),
+            Value(value) if given.hint.is_some() && given.level.is_none() => {
+                given.level = Some(hint_level(&value.to_string_lossy())?);
             }
-            Value(value) if hint.is_some() && level.is_none() => {
-                let text = value.to_string_lossy();
-                level = match text.parse::<usize>() {
-                    Ok(number @ 1..=3) => Some(number),
-                    _ => return Err(format!("a hint's level is 1, 2 or 3, not {text:?}")),
-                };
-            }
-            Long("submissions") => {
-                submissions = Some(PathBuf::from(parser.value().map_err(message)?))
-            }
-            Long("out") => out = Some(PathBuf::from(parser.value().map_err(message)?)),
-            Long("expect") => expect = Some(PathBuf::from(parser.value().map_err(message)?)),
-            Long("timeout") => test_limit = seconds(&mut parser, "--timeout")?,
-            Long("build-timeout") => build_limit = seconds(&mut parser, "--build-timeout")?,
-            Long("solutions") => solutions = true,
-            Long("explain") => {
-                explain = Some(parser.value().map_err(message)?.string().map_err(message)?)
-            }
-            Long("reset") => {
-                reset = Some(parser.value().map_err(message)?.string().map_err(message)?)
-            }
-            Long("yes") => yes = true,
+            Long("submissions") => given.submissions = Some(path(&mut parser)?),
+            Long("out") => given.out = Some(path(&mut parser)?),
+            Long("expect") => given.expect = Some(path(&mut parser)?),
+            Long("timeout") => given.test_limit = seconds(&mut parser, "--timeout")?,
+            Long("build-timeout") => given.build_limit = seconds(&mut parser, "--build-timeout")?,
+            Long("solutions") => given.solutions = true,
+            Long("explain") => given.explain = Some(string(&mut parser)?),
+            Long("reset") => given.reset = Some(string(&mut parser)?),
+            Long("yes") => given.yes = true,
             Long(flag @ ("lesson" | "claim")) => {
                 let by_lesson = flag == "lesson";
-                let value = parser.value().map_err(message)?;
-                let text = value.to_string_lossy();
-                let selected = if by_lesson {
-                    crate::part::Part::lesson(&text)?
-                } else {
-                    crate::part::Part::claim(&text)?
-                };
-                crate::part::select(selected)?;
-                part = Some(selected);
+                given.select(by_lesson, &lossy(&mut parser)?)?;
             }
-            Long("gradescope") => {
-                crate::gradescope::write_to(PathBuf::from(parser.value().map_err(message)?))?;
-                gradescope = true;
-            }
-            Long("classroom") => {
-                classroom = Some(match parser.optional_value() {
-                    None => false,
-                    Some(value) if value == "lessons" => true,
-                    Some(value) => {
-                        return Err(format!(
-                            "--classroom takes no value or =lessons, not {value:?}"
-                        ));
-                    }
-                })
-            }
-            Long("watch") => watch = true,
-            Long("postgres") => {
-                crate::score::grade_postgres();
-                track = Track::Postgres;
-            }
-            Long("etcd") => {
-                crate::score::grade_etcd();
-                track = Track::Etcd;
-            }
-            Long("postgres-sql") => {
-                crate::score::grade_postgres_sql();
-                track = Track::PostgresSql;
-            }
-            Long("no-sandbox") => sandbox = false,
-            Short('j') | Long("jobs") => {
-                let value = parser.value().map_err(message)?;
-                let text = value.to_string_lossy();
-                jobs = match text.parse::<usize>() {
-                    Ok(count @ 1..=64) => Some(count),
-                    _ => {
-                        return Err(format!(
-                            "-j takes a number of submissions from 1 to 64, not {text:?}"
-                        ));
-                    }
-                };
-            }
-            Long("accept") => accept.push(
-                parser
-                    .value()
-                    .map_err(message)?
-                    .into_string()
-                    .map_err(|name| format!("--accept takes a submission's name, not {name:?}"))?,
-            ),
-            Long("shard") => {
-                let value = parser.value().map_err(message)?;
-                shard = Some(Shard::parse(&value.to_string_lossy())?);
-            }
+            Long("gradescope") => given.write_gradescope(path(&mut parser)?)?,
+            Long("classroom") => given.classroom = Some(classroom(parser.optional_value())?),
+            Long("watch") => given.watch = true,
+            Long("postgres") => given.grade(Track::Postgres),
+            Long("etcd") => given.grade(Track::Etcd),
+            Long("postgres-sql") => given.grade(Track::PostgresSql),
+            Long("no-sandbox") => given.sandbox = false,
+            Short('j') | Long("jobs") => given.jobs = Some(jobs(&lossy(&mut parser)?)?),
+            Long("accept") => given.accept.push(accepted(&mut parser)?),
+            Long("shard") => given.shard = Some(Shard::parse(&lossy(&mut parser)?)?),
             Long("merge") => {
                 let values = parser.values().map_err(message)?;
-                merge
+                given
+                    .merge
                     .get_or_insert_with(Vec::new)
                     .extend(values.map(PathBuf::from));
             }
             _ => return Err(message(arg.unexpected())),
         }
     }
-    if let Some(by_lesson) = classroom {
-        return Ok(Mode::Classroom { by_lesson });
+    given.into_mode()
+}
+
+/// What the command line said, flag by flag, before it is checked as a
+/// whole.
+struct Given {
+    submissions: Option<PathBuf>,
+    out: Option<PathBuf>,
+    expect: Option<PathBuf>,
+    test_limit: Duration,
+    build_limit: Duration,
+    solutions: bool,
+    sandbox: bool,
+    shard: Option<Shard>,
+    watch: bool,
+    merge: Option<Vec<PathBuf>>,
+    hint: Option<String>,
+    level: Option<usize>,
+    /// The last track flag's track (SQLite without one): the track of
+    /// `--hint` and `--explain`.
+    track: Track,
+    /// Every track flag's.
+    tracks: Tracks,
+    accept: Vec<String>,
+    jobs: Option<usize>,
+    explain: Option<String>,
+    reset: Option<String>,
+    yes: bool,
+    /// `--lesson` or `--claim` (see `crate::part`).
+    part: Option<Part>,
+    /// `--gradescope` (see `crate::gradescope`).
+    gradescope: Option<gradescope::Target>,
+    /// `--classroom`, and whether `=lessons` (see `crate::classroom`).
+    classroom: Option<bool>,
+}
+
+impl Default for Given {
+    fn default() -> Given {
+        Given {
+            submissions: None,
+            out: None,
+            expect: None,
+            test_limit: Duration::from_secs(60),
+            build_limit: Duration::from_secs(600),
+            solutions: false,
+            sandbox: true,
+            shard: None,
+            watch: false,
+            merge: None,
+            hint: None,
+            level: None,
+            track: Track::Sqlite,
+            tracks: Tracks::default(),
+            accept: Vec::new(),
+            jobs: None,
+            explain: None,
+            reset: None,
+            yes: false,
+            part: None,
+            gradescope: None,
+            classroom: None,
+        }
     }
-    if (part.is_some() || gradescope)
-        && (watch || hint.is_some() || submissions.is_some() || merge.is_some())
-    {
-        return Err(
-            "--lesson, --claim and --gradescope are for this checkout's scorecard".to_owned(),
-        );
+}
+
+impl Given {
+    /// `--lesson` (`by_lesson`) or `--claim`, given `text`: one of them, once.
+    fn select(&mut self, by_lesson: bool, text: &str) -> Result<(), String> {
+        let selected = if by_lesson {
+            Part::lesson(text)?
+        } else {
+            Part::claim(text)?
+        };
+        if self.part.is_some() {
+            return Err("give one --lesson or --claim, not several".to_owned());
+        }
+        self.part = Some(selected);
+        Ok(())
     }
-    if let Some(part) = part {
-        part.check_on(crate::score::tracks())?;
+
+    /// `--gradescope FILE`, once; the grading's time starts now.
+    fn write_gradescope(&mut self, path: PathBuf) -> Result<(), String> {
+        if self.gradescope.is_some() {
+            return Err("give --gradescope once".to_owned());
+        }
+        self.gradescope = Some(gradescope::Target::new(path));
+        Ok(())
     }
-    if let Some(what) = hint {
-        return Ok(Mode::Hint { what, level, track });
+
+    /// A track flag: `track` is graded too, and is the one `--hint` and
+    /// `--explain` take.
+    fn grade(&mut self, track: Track) {
+        self.tracks.add(track);
+        self.track = track;
     }
-    if let Some(file) = reset {
-        return Ok(Mode::Reset { file, yes });
+
+    /// How this checkout is graded, as the flags say.
+    fn checkout_options(&self) -> scorecard::Options {
+        scorecard::Options {
+            solutions: self.solutions,
+            test_limit: self.test_limit,
+            build_limit: self.build_limit,
+            sandbox: self.sandbox,
+            scope: Scope {
+                tracks: self.tracks,
+                part: self.part,
+            },
+        }
     }
-    if let Some(what) = explain {
-        if solutions {
+
+    /// The mode the flags ask for, once they are checked together: the
+    /// commands of their own first, then a class, shards or this checkout.
+    fn into_mode(self) -> Result<Mode, String> {
+        if let Some(by_lesson) = self.classroom {
+            return Ok(Mode::Classroom {
+                by_lesson,
+                tracks: self.tracks,
+            });
+        }
+        if (self.part.is_some() || self.gradescope.is_some())
+            && (self.watch
+                || self.hint.is_some()
+                || self.submissions.is_some()
+                || self.merge.is_some())
+        {
             return Err(
-                "--explain compares your exercises with the reference, not with --solutions"
-                    .to_owned(),
+                "--lesson, --claim and --gradescope are for this checkout's scorecard".to_owned(),
             );
         }
-        return Ok(Mode::Explain {
-            what,
-            track,
-            test_limit,
-            build_limit,
-            sandbox,
-        });
-    }
-    if watch && (submissions.is_some() || out.is_some() || merge.is_some()) {
-        return Err("--watch is for this checkout's scorecard, not for a class".to_owned());
-    }
-    if !accept.is_empty() && submissions.is_none() {
-        return Err("--accept is for a class graded with --submissions".to_owned());
-    }
-    if solutions && (submissions.is_some() || merge.is_some()) {
-        return Err("--solutions is for the scorecard, not for a class".to_owned());
-    }
-    if let Some(shards) = merge {
-        return match (out, submissions, shard) {
-            (Some(out), None, None) => Ok(Mode::Merge {
-                shards,
-                out,
-                expect,
-            }),
-            (None, _, _) => {
-                Err("--merge needs --out OUTDIR: where the merged class goes".to_owned())
+        if let Some(part) = self.part {
+            part.check_on(self.tracks.list())?;
+        }
+        if let Some(what) = self.hint {
+            let (level, track) = (self.level, self.track);
+            return Ok(Mode::Hint { what, level, track });
+        }
+        if let Some(file) = self.reset {
+            return Ok(Mode::Reset {
+                file,
+                yes: self.yes,
+            });
+        }
+        if let Some(what) = &self.explain {
+            if self.solutions {
+                return Err(
+                    "--explain compares your exercises with the reference, not with --solutions"
+                        .to_owned(),
+                );
             }
-            _ => Err(
-                "--merge takes the shards' output folders, not --submissions or --shard".to_owned(),
-            ),
-        };
-    }
-    match (submissions, out) {
-        (Some(submissions), Some(out)) => Ok(Mode::Class(class::Options {
-            submissions,
-            out,
-            test_limit,
-            build_limit,
-            expect,
-            sandbox,
-            shard: shard.unwrap_or(Shard::WHOLE),
-            accept,
-            jobs,
-        })),
-        (Some(_), None) => {
-            Err("--submissions needs --out OUTDIR: where to write the gradebook".to_owned())
+            return Ok(Mode::Explain {
+                what: what.clone(),
+                track: self.track,
+                options: self.checkout_options(),
+            });
         }
-        (None, Some(_)) => Err("--out needs --submissions DIR: the class to grade".to_owned()),
-        (None, None) if expect.is_some() || shard.is_some() => {
-            Err("--expect and --shard need --submissions DIR and --out OUTDIR".to_owned())
-        }
-        (None, None) => Ok(Mode::Checkout {
-            solutions,
-            test_limit,
-            build_limit,
-            sandbox,
-            watch,
-        }),
+        self.grading_mode()
     }
+
+    /// A class, its shards merged, or this checkout graded (once, or on
+    /// every save).
+    fn grading_mode(self) -> Result<Mode, String> {
+        let class = self.submissions.is_some() || self.merge.is_some();
+        if self.watch && (class || self.out.is_some()) {
+            return Err("--watch is for this checkout's scorecard, not for a class".to_owned());
+        }
+        if !self.accept.is_empty() && self.submissions.is_none() {
+            return Err("--accept is for a class graded with --submissions".to_owned());
+        }
+        if self.solutions && class {
+            return Err("--solutions is for the scorecard, not for a class".to_owned());
+        }
+        if let Some(shards) = self.merge {
+            return match (self.out, self.submissions, self.shard) {
+                (Some(out), None, None) => Ok(Mode::Merge {
+                    shards,
+                    out,
+                    expect: self.expect,
+                    tracks: self.tracks,
+                }),
+                (None, _, _) => {
+                    Err("--merge needs --out OUTDIR: where the merged class goes".to_owned())
+                }
+                _ => Err(
+                    "--merge takes the shards' output folders, not --submissions or --shard"
+                        .to_owned(),
+                ),
+            };
+        }
+        let options = self.checkout_options();
+        match (self.submissions, self.out) {
+            (Some(submissions), Some(out)) => Ok(Mode::Class(class::Options {
+                submissions,
+                out,
+                test_limit: self.test_limit,
+                build_limit: self.build_limit,
+                expect: self.expect,
+                sandbox: self.sandbox,
+                shard: self.shard.unwrap_or(Shard::WHOLE),
+                accept: self.accept,
+                jobs: self.jobs,
+                tracks: self.tracks,
+            })),
+            (Some(_), None) => {
+                Err("--submissions needs --out OUTDIR: where to write the gradebook".to_owned())
+            }
+            (None, Some(_)) => Err("--out needs --submissions DIR: the class to grade".to_owned()),
+            (None, None) if self.expect.is_some() || self.shard.is_some() => {
+                Err("--expect and --shard need --submissions DIR and --out OUTDIR".to_owned())
+            }
+            (None, None) if self.watch => Ok(Mode::Watch(options)),
+            (None, None) => Ok(Mode::Checkout {
+                options,
+                gradescope: self.gradescope,
+            }),
+        }
+    }
+}
+
+/// An option's value, as text (anything not UTF-8 replaced).
+fn lossy(parser: &mut lexopt::Parser) -> Result<String, String> {
+    Ok(parser
+        .value()
+        .map_err(message)?
+        .to_string_lossy()
+        .into_owned())
+}
+
+/// An option's value, which must be UTF-8.
+fn string(parser: &mut lexopt::Parser) -> Result<String, String> {
+    use lexopt::ValueExt as _;
+    parser.value().map_err(message)?.string().map_err(message)
+}
+
+/// An option's value, as a path.
+fn path(parser: &mut lexopt::Parser) -> Result<PathBuf, String> {
+    Ok(PathBuf::from(parser.value().map_err(message)?))
+}
+
+/// `--hint`'s level: 1, 2 or 3.
+fn hint_level(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(number @ 1..=3) => Ok(number),
+        _ => Err(format!("a hint's level is 1, 2 or 3, not {text:?}")),
+    }
+}
+
+/// `--classroom`'s value: none (a step per claim), or `=lessons` (`true`).
+fn classroom(value: Option<OsString>) -> Result<bool, String> {
+    match value {
+        None => Ok(false),
+        Some(value) if value == "lessons" => Ok(true),
+        Some(value) => Err(format!(
+            "--classroom takes no value or =lessons, not {value:?}"
+        )),
+    }
+}
+
+/// `-j`'s value: a number of submissions from 1 to 64.
+fn jobs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(count @ 1..=64) => Ok(count),
+        _ => Err(format!(
+            "-j takes a number of submissions from 1 to 64, not {text:?}"
+        )),
+    }
+}
+
+/// `--accept`'s value: a submission's name.
+fn accepted(parser: &mut lexopt::Parser) -> Result<String, String> {
+    parser
+        .value()
+        .map_err(message)?
+        .into_string()
+        .map_err(|name| format!("--accept takes a submission's name, not {name:?}"))
 }
 
 /// A whole number of seconds, from one second to one day.

@@ -23,7 +23,6 @@
 //! (see the book's chapter for instructors).
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -36,28 +35,36 @@ use crate::score::{ClaimScore, Status};
 /// The characters of a test's printed output kept in its `output`.
 const PRINTED_CHARS: usize = 2000;
 
-/// Where to write, and when the grading started (`execution_time`).
-static ASKED: OnceLock<(PathBuf, Instant)> = OnceLock::new();
-
-/// Writes the results to `path` once the scorecard is graded.
-pub fn write_to(path: PathBuf) -> Result<(), String> {
-    ASKED
-        .set((path, Instant::now()))
-        .map_err(|_| "give --gradescope once".to_owned())
+/// Where `--gradescope` writes, and when the grading started (its
+/// `execution_time`).
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The file to write.
+    pub path: PathBuf,
+    /// When the command line asked for it.
+    pub started: Instant,
 }
 
-/// Writes the file `--gradescope` named, if it was given: `scorecard` is
-/// the text the scorecard printed.
-pub fn write_if_asked(graded: &Graded, scorecard: &str) -> Result<(), String> {
-    let Some((path, started)) = ASKED.get() else {
-        return Ok(());
-    };
-    let mut results = results(graded, scorecard);
-    results["execution_time"] = json!(started.elapsed().as_secs());
-    let mut text = serde_json::to_string_pretty(&results)
-        .map_err(|error| format!("cannot write the results as JSON: {error}"))?;
-    text.push('\n');
-    std::fs::write(path, text).map_err(|error| format!("cannot write {}: {error}", path.display()))
+impl Target {
+    /// Writing to `path`, the grading starting now.
+    pub fn new(path: PathBuf) -> Target {
+        Target {
+            path,
+            started: Instant::now(),
+        }
+    }
+
+    /// Writes the results of `graded` to the file: `scorecard` is the text
+    /// the scorecard printed.
+    pub fn write(&self, graded: &Graded, scorecard: &str) -> Result<(), String> {
+        let mut results = results(graded, scorecard);
+        results["execution_time"] = json!(self.started.elapsed().as_secs());
+        let mut text = serde_json::to_string_pretty(&results)
+            .map_err(|error| format!("cannot write the results as JSON: {error}"))?;
+        text.push('\n');
+        std::fs::write(&self.path, text)
+            .map_err(|error| format!("cannot write {}: {error}", self.path.display()))
+    }
 }
 
 /// The results in Gradescope's fields.
@@ -178,10 +185,11 @@ mod tests {
 
     fn graded(held: Vec<crate::flags::Flag>) -> Graded {
         Graded {
-            score: Score::nothing(),
+            score: Score::nothing(crate::score::Scope::default()),
             problem: Some("the code does not compile".to_owned()),
             unsandboxed: None,
             held,
+            solutions: false,
         }
     }
 

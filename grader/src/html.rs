@@ -31,7 +31,6 @@ use serde_json::Value;
 
 use crate::claims::{CLAIMS, Claim, LESSONS, Track};
 use crate::report::{ON_HOLD, Row, TrackRow};
-use crate::score::tracks;
 
 /// One page of the report: its path under the output folder, and its text.
 pub struct Page {
@@ -141,16 +140,22 @@ document.querySelectorAll('table.grid a[data-sort]').forEach(function (head) {
 ";
 
 /// Every page of the report. `details` holds each submission's
-/// `results.json`, by name (a name without one gets pages from its row).
-pub fn pages(rows: &[Row], details: &BTreeMap<String, Value>, sandbox: bool) -> Vec<Page> {
+/// `results.json`, by name (a name without one gets pages from its row);
+/// `tracks` are the tracks graded.
+pub fn pages(
+    rows: &[Row],
+    details: &BTreeMap<String, Value>,
+    sandbox: bool,
+    tracks: &[Track],
+) -> Vec<Page> {
     let mut pages = vec![
         Page {
             path: "index.html".to_owned(),
-            html: class_page(rows, sandbox, Order::Name),
+            html: class_page(rows, sandbox, Order::Name, tracks),
         },
         Page {
             path: BY_POINTS.to_owned(),
-            html: class_page(rows, sandbox, Order::Points),
+            html: class_page(rows, sandbox, Order::Points, tracks),
         },
     ];
     let empty = Value::Null;
@@ -158,10 +163,10 @@ pub fn pages(rows: &[Row], details: &BTreeMap<String, Value>, sandbox: bool) -> 
         let results = details.get(&row.name).unwrap_or(&empty);
         pages.push(Page {
             path: format!("{}/index.html", row.name),
-            html: submission_page(row, results),
+            html: submission_page(row, results, tracks),
         });
     }
-    for (at, &track) in tracks().iter().enumerate() {
+    for (at, &track) in tracks.iter().enumerate() {
         for claim in CLAIMS.iter().filter(|claim| claim.on(track)) {
             pages.push(Page {
                 path: format!("{CLAIMS_FOLDER}/{}.html", claim_key(track, claim.id)),
@@ -194,7 +199,7 @@ fn head(page: &mut String, title: &str, script: bool) {
 }
 
 /// `index.html` or `by-points.html`.
-fn class_page(rows: &[Row], sandbox: bool, order: Order) -> String {
+fn class_page(rows: &[Row], sandbox: bool, order: Order, tracks: &[Track]) -> String {
     let mut sorted: Vec<&Row> = rows.iter().collect();
     if order == Order::Points {
         sorted.sort_by(|a, b| points(b).cmp(&points(a)).then_with(|| a.name.cmp(&b.name)));
@@ -222,7 +227,7 @@ fn class_page(rows: &[Row], sandbox: bool, order: Order) -> String {
             Order::Points => "points",
         }
     );
-    for (at, &track) in tracks().iter().enumerate() {
+    for (at, &track) in tracks.iter().enumerate() {
         grid(&mut page, &sorted, track, at, order);
     }
     page.push_str(
@@ -551,13 +556,13 @@ fn test_of<'a>(results: &'a Value, track: Track, id: &str) -> Option<&'a Value> 
 }
 
 /// A submission's page.
-fn submission_page(row: &Row, results: &Value) -> String {
+fn submission_page(row: &Row, results: &Value, tracks: &[Track]) -> String {
     let mut page = String::new();
     head(&mut page, &format!("fencing-lab: {}", row.name), false);
     page.push_str("<nav><a href=\"../index.html\">&larr; the class</a></nav>\n");
     let _ = writeln!(page, "<h1>{}</h1>", escape(&row.name));
     let grader = &results["grader"];
-    let points: Vec<String> = tracks()
+    let points: Vec<String> = tracks
         .iter()
         .zip(&row.tracks)
         .map(|(track, scores)| {
@@ -625,7 +630,7 @@ fn submission_page(row: &Row, results: &Value) -> String {
         }
         page.push_str("</ul></section>\n");
     }
-    for (at, &track) in tracks().iter().enumerate() {
+    for (at, &track) in tracks.iter().enumerate() {
         let (scored, unscored) = claims_on(track);
         let all: Vec<&Claim> = scored.iter().chain(&unscored).copied().collect();
         let _ = writeln!(

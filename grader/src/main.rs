@@ -87,41 +87,26 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Ok(cli::Mode::Checkout {
-            solutions,
-            test_limit,
-            build_limit,
-            sandbox,
-            watch: false,
-        }) => scorecard::grade(solutions, test_limit, build_limit, sandbox),
-        Ok(cli::Mode::Checkout {
-            solutions,
-            test_limit,
-            build_limit,
-            sandbox,
-            watch: true,
-        }) => watch::run(&watch::Options {
-            solutions,
-            test_limit,
-            build_limit,
-            sandbox,
-        }),
+            options,
+            gradescope,
+        }) => scorecard::grade(&options, gradescope.as_ref()),
+        Ok(cli::Mode::Watch(options)) => watch::run(&options),
         Ok(cli::Mode::Class(options)) => class::grade(&options),
         Ok(cli::Mode::Hint { what, level, track }) => hint::show(&what, level, track),
         Ok(cli::Mode::Claims) => Ok(hint::list_claims()),
         Ok(cli::Mode::Explain {
             what,
             track,
-            test_limit,
-            build_limit,
-            sandbox,
-        }) => scorecard::explain(&what, track, test_limit, build_limit, sandbox),
+            options,
+        }) => scorecard::explain(&what, track, &options),
         Ok(cli::Mode::Reset { file, yes }) => reset::run(&file, yes),
-        Ok(cli::Mode::Classroom { by_lesson }) => Ok(classroom::print(by_lesson)),
+        Ok(cli::Mode::Classroom { by_lesson, tracks }) => Ok(classroom::print(tracks, by_lesson)),
         Ok(cli::Mode::Merge {
             shards,
             out,
             expect,
-        }) => merge(&shards, &out, expect.as_deref()),
+            tracks,
+        }) => merge(&shards, &out, expect.as_deref(), tracks),
         Err(usage) => {
             eprintln!("grade: {usage}\n\n{}", cli::USAGE);
             return ExitCode::from(2);
@@ -138,8 +123,9 @@ fn merge(
     shards: &[std::path::PathBuf],
     out: &std::path::Path,
     expect: Option<&std::path::Path>,
+    tracks: score::Tracks,
 ) -> Result<ExitCode, String> {
-    let (written, rows) = output::merge(shards, out)?;
+    let (written, rows) = output::merge(shards, out, tracks)?;
     print!("{}", written.leftovers());
     println!(
         "merged {} shards, {} submissions: wrote {}, {} and their results.json files",
@@ -148,19 +134,5 @@ fn merge(
         written.gradebook.display(),
         written.index.display()
     );
-    let mut failed = !report::rules_hold(&rows);
-    if let Some(expected) = expect {
-        match report::compare_with_expected(&written.gradebook_bytes, expected) {
-            Ok(()) => println!("the gradebook matches {}", expected.display()),
-            Err(difference) => {
-                eprintln!("grade: {difference}");
-                failed = true;
-            }
-        }
-    }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(report::exit_status(&rows, &written.gradebook_bytes, expect))
 }

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::html;
 use crate::report::{self, Row};
-use crate::score::tracks;
+use crate::score::Tracks;
 
 /// The version of `class.json`.
 const CLASS_VERSION: u64 = 1;
@@ -232,6 +232,7 @@ pub fn write_class(
     class: &[String],
     shard: Shard,
     sandbox: bool,
+    tracks: Tracks,
     rows: &[Row],
 ) -> Result<Written, String> {
     let write = |name: &str, bytes: &[u8]| {
@@ -244,7 +245,7 @@ pub fn write_class(
             .map(|()| path.clone())
             .map_err(|error| format!("cannot write {}: {error}", path.display()))
     };
-    let gradebook_bytes = report::gradebook(rows)?;
+    let gradebook_bytes = report::gradebook(rows, tracks)?;
     let gradebook = write("gradebook.csv", &gradebook_bytes)?;
     let (removed, stale) = tidy(out, rows)?;
     let details: BTreeMap<String, Value> = rows
@@ -254,7 +255,7 @@ pub fn write_class(
             Some((row.name.clone(), serde_json::from_str(&text).ok()?))
         })
         .collect();
-    for page in html::pages(rows, &details, sandbox) {
+    for page in html::pages(rows, &details, sandbox, tracks.list()) {
         write(&page.path, page.html.as_bytes())?;
     }
     let index = out.join("index.html");
@@ -263,7 +264,7 @@ pub fn write_class(
         "shard": format!("{}/{}", shard.index, shard.count),
         "class": class,
         "sandbox": sandbox,
-        "tracks": tracks().iter().map(|track| track.key()).collect::<Vec<_>>(),
+        "tracks": tracks.list().iter().map(|track| track.key()).collect::<Vec<_>>(),
         "rows": rows.iter().map(Row::to_json).collect::<Vec<_>>(),
     });
     let text = serde_json::to_string_pretty(&manifest)
@@ -369,22 +370,15 @@ fn read_shard(dir: &Path) -> Result<ShardOutput, String> {
     })
 }
 
-/// Merges shard output folders into `out`: the gradebook, the class report,
-/// `class.json` and every `results.json`, as grading the class in one go
-/// writes them. Every shard of one class must be there, once.
-pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Written, Vec<Row>), String> {
-    let read: Vec<ShardOutput> = shards
-        .iter()
-        .map(|dir| read_shard(dir))
-        .collect::<Result<_, _>>()?;
-    let Some(first) = read.first() else {
-        return Err("--merge needs the output folders of the shards".to_owned());
-    };
-    let ours: Vec<String> = tracks()
+/// Checks that the shards `read` (`first` among them) are those of one
+/// class graded one way, with this merge's `tracks`, each given once.
+fn check_shards(first: &ShardOutput, read: &[ShardOutput], tracks: Tracks) -> Result<(), String> {
+    let ours: Vec<String> = tracks
+        .list()
         .iter()
         .map(|track| track.key().to_owned())
         .collect();
-    for shard in &read {
+    for shard in read {
         let differs = |what: &str| {
             format!(
                 "{} and {} graded different {what}; merge the shards of one run",
@@ -420,6 +414,25 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Written, Vec<Row>), Stri
             ));
         }
     }
+    Ok(())
+}
+
+/// Merges shard output folders into `out`: the gradebook, the class report,
+/// `class.json` and every `results.json`, as grading the class in one go
+/// writes them. Every shard of one class must be there, once.
+pub fn merge(
+    shards: &[PathBuf],
+    out: &Path,
+    tracks: Tracks,
+) -> Result<(Written, Vec<Row>), String> {
+    let read: Vec<ShardOutput> = shards
+        .iter()
+        .map(|dir| read_shard(dir))
+        .collect::<Result<_, _>>()?;
+    let Some(first) = read.first() else {
+        return Err("--merge needs the output folders of the shards".to_owned());
+    };
+    check_shards(first, &read, tracks)?;
     let mut rows: Vec<(Row, PathBuf)> = read
         .iter()
         .flat_map(|shard| {
@@ -445,7 +458,14 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Written, Vec<Row>), Stri
             .map_err(|error| format!("cannot write {}: {error}", to.display()))?;
     }
     let rows: Vec<Row> = rows.into_iter().map(|(row, _)| row).collect();
-    let written = write_class(out, &first.class, Shard::WHOLE, first.sandbox, &rows)?;
+    let written = write_class(
+        out,
+        &first.class,
+        Shard::WHOLE,
+        first.sandbox,
+        tracks,
+        &rows,
+    )?;
     Ok((written, rows))
 }
 

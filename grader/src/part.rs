@@ -3,17 +3,15 @@
 //! points (GitHub Classroom's command grader awards a step's `max-score`
 //! when its command exits 0, see [`crate::classroom`]).
 //!
-//! A part is selected once, while the command line is read, like the
-//! tracks: from then on only its claims' tests are run
-//! ([`test_selected`]) and only its claims are scored ([`claim_selected`]),
+//! A part is read with the command line, like the tracks, and graded as
+//! part of the run's [`crate::score::Scope`]: only its claims' tests are run
+//! and only its claims are scored ([`crate::score::Scope::claim_graded`]),
 //! so `Points X/Y` is the part's. The exit status is the scorecard's: 0
 //! exactly when every claim of the part worth points passes, so a claim
 //! worth 0 points (L3.6, the load test) never makes a step unwinnable, and
 //! its own step (`--claim L3.6`) always exits 0.
 
-use std::sync::OnceLock;
-
-use crate::claims::{self, CLAIMS, Claim, LESSONS, Track};
+use crate::claims::{CLAIMS, Claim, LESSONS, Track};
 
 /// One part of the lab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,37 +96,10 @@ impl Part {
     }
 }
 
-static SELECTED: OnceLock<Part> = OnceLock::new();
-
-/// Grades only `part` from now on; a second selection is refused.
-pub fn select(part: Part) -> Result<(), String> {
-    SELECTED
-        .set(part)
-        .map_err(|_| "give one --lesson or --claim, not several".to_owned())
-}
-
-/// The part selected, if any.
-pub fn selected() -> Option<Part> {
-    SELECTED.get().copied()
-}
-
-/// Whether `claim` is graded: every claim, or the selected part's.
-pub fn claim_selected(claim: &Claim) -> bool {
-    selected().is_none_or(|part| part.holds(claim))
-}
-
-/// Whether the graded test `name` is run: every test, or the selected
-/// part's.
-pub fn test_selected(name: &str) -> bool {
-    match selected() {
-        None => true,
-        Some(part) => claims::claim_of_test(name).is_some_and(|claim| part.holds(claim)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::claims;
 
     #[test]
     fn a_part_is_read_from_its_id() {

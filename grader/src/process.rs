@@ -116,6 +116,32 @@ pub fn run_watched<S: LineSink>(
     settings: Settings,
     stop: &mut dyn FnMut() -> bool,
 ) -> io::Result<Finished<S>> {
+    prepare(command, settings);
+    let start = Instant::now();
+    let mut child = command.spawn()?;
+    let readers = match Readers::<S>::start(&mut child) {
+        Ok(readers) => readers,
+        Err(error) => {
+            // Nobody would read its pipes: stop it rather than let it block.
+            if settings.own_group {
+                kill_group(&child);
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(error);
+        }
+    };
+    let ended = wait(&mut child, start, settings, stop)?;
+    if settings.own_group {
+        // The child is gone; whatever it started goes with it.
+        kill_group(&child);
+    }
+    Ok(readers.finish(ended))
+}
+
+/// Sets up `command` as `settings` say: no stdin, stdout to read, stderr
+/// inherited or read, its own process group, its caps.
+fn prepare(command: &mut Command, settings: Settings) {
     command.stdin(Stdio::null()).stdout(Stdio::piped());
     command.stderr(match settings.stderr {
         Stderr::Inherit => Stdio::inherit(),
@@ -130,67 +156,78 @@ pub fn run_watched<S: LineSink>(
     if let Some(caps) = settings.caps {
         limit_resources(command, caps);
     }
-    let start = Instant::now();
-    let mut child = command.spawn()?;
+}
 
-    let sink = Arc::new(Mutex::new(S::default()));
-    let stdout_bytes = Arc::new(AtomicU64::new(0));
-    let kept_stderr = Arc::new(Mutex::new(Kept::new(STDERR_KEEP)));
-    let (done, readers_done) = mpsc::channel::<()>();
-    let mut readers = 0;
+/// The threads that read a child's pipes, and what they keep.
+struct Readers<S> {
+    sink: Arc<Mutex<S>>,
+    stdout_bytes: Arc<AtomicU64>,
+    kept_stderr: Arc<Mutex<Kept>>,
+    /// A message from each reader as it reaches the end of its pipe.
+    done: mpsc::Receiver<()>,
+    /// How many readers there are.
+    count: usize,
+}
 
-    let mut spawned = Ok(());
-    if let Some(pipe) = child.stdout.take() {
-        let (sink, counter, done) = (Arc::clone(&sink), Arc::clone(&stdout_bytes), done.clone());
-        readers += 1;
-        let reader = thread::Builder::new().spawn(move || {
-            read_lines(pipe, &sink, &counter);
-            let _ = done.send(());
-        });
-        spawned = spawned.and(reader.map(drop));
-    }
-    if let Some(pipe) = child.stderr.take() {
-        let (kept, done) = (Arc::clone(&kept_stderr), done.clone());
-        readers += 1;
-        let reader = thread::Builder::new().spawn(move || {
-            read_kept(pipe, &kept);
-            let _ = done.send(());
-        });
-        spawned = spawned.and(reader.map(drop));
-    }
-    drop(done);
-    if let Err(error) = spawned {
-        // Nobody would read its pipes: stop it rather than let it block.
-        if settings.own_group {
-            kill_group(&child);
+impl<S: LineSink> Readers<S> {
+    /// A reader for each of the child's piped outputs; an error when a
+    /// thread cannot be started.
+    fn start(child: &mut Child) -> io::Result<Readers<S>> {
+        let sink = Arc::new(Mutex::new(S::default()));
+        let stdout_bytes = Arc::new(AtomicU64::new(0));
+        let kept_stderr = Arc::new(Mutex::new(Kept::new(STDERR_KEEP)));
+        let (done, readers_done) = mpsc::channel::<()>();
+        let mut count = 0;
+
+        let mut spawned = Ok(());
+        if let Some(pipe) = child.stdout.take() {
+            let (sink, counter, done) =
+                (Arc::clone(&sink), Arc::clone(&stdout_bytes), done.clone());
+            count += 1;
+            let reader = thread::Builder::new().spawn(move || {
+                read_lines(pipe, &sink, &counter);
+                let _ = done.send(());
+            });
+            spawned = spawned.and(reader.map(drop));
         }
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(error);
+        if let Some(pipe) = child.stderr.take() {
+            let (kept, done) = (Arc::clone(&kept_stderr), done.clone());
+            count += 1;
+            let reader = thread::Builder::new().spawn(move || {
+                read_kept(pipe, &kept);
+                let _ = done.send(());
+            });
+            spawned = spawned.and(reader.map(drop));
+        }
+        drop(done);
+        spawned.map(|()| Readers {
+            sink,
+            stdout_bytes,
+            kept_stderr,
+            done: readers_done,
+            count,
+        })
     }
 
-    let ended = wait(&mut child, start, settings, stop)?;
-    if settings.own_group {
-        // The child is gone; whatever it started goes with it.
-        kill_group(&child);
-    }
-
-    let deadline = Instant::now() + GRACE;
-    for _ in 0..readers {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if readers_done.recv_timeout(left).is_err() {
-            break;
+    /// What the readers kept, once they reach the end of the pipes or
+    /// [`GRACE`] passes, for a run that `ended` so.
+    fn finish(self, ended: Ended) -> Finished<S> {
+        let deadline = Instant::now() + GRACE;
+        for _ in 0..self.count {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if self.done.recv_timeout(left).is_err() {
+                break;
+            }
+        }
+        let sink = std::mem::take(&mut *lock(&self.sink));
+        let stderr = lock(&self.kept_stderr).text();
+        Finished {
+            ended,
+            sink,
+            stdout_bytes: self.stdout_bytes.load(Ordering::Relaxed),
+            stderr,
         }
     }
-
-    let sink = std::mem::take(&mut *lock(&sink));
-    let stderr = lock(&kept_stderr).text();
-    Ok(Finished {
-        ended,
-        sink,
-        stdout_bytes: stdout_bytes.load(Ordering::Relaxed),
-        stderr,
-    })
 }
 
 /// Waits for the child's exit, or kills it (and its group) at the deadline.

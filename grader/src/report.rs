@@ -15,6 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::claims::{CLAIMS, LESSONS, Track};
@@ -22,7 +23,7 @@ use serde_json::{Map, Value, json};
 
 use crate::flags::Flag;
 use crate::libtest::cut_at_boundary;
-use crate::score::{ClaimScore, Score, Status, tracks};
+use crate::score::{ClaimScore, Score, Status, Tracks};
 
 /// How long an expected gradebook may be; a class is a few kilobytes.
 const MAX_EXPECTED: u64 = 16 << 20;
@@ -222,10 +223,10 @@ impl Row {
 /// The gradebook: a row per submission; per graded track a column per claim
 /// with the points earned, and the total. SQLite's columns are the claim ids
 /// and `total`; another track's start with its key (`postgres L1.1`).
-pub fn gradebook(rows: &[Row]) -> Result<Vec<u8>, String> {
+pub fn gradebook(rows: &[Row], tracks: Tracks) -> Result<Vec<u8>, String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["submission".to_owned()];
-    for &track in tracks() {
+    for &track in tracks.list() {
         let prefix = match track {
             Track::Sqlite => String::new(),
             _ => format!("{} ", track.key()),
@@ -514,11 +515,11 @@ fn cut_output(output: &str) -> String {
 
 /// The terminal summary: one line per submission, with a points column per
 /// graded track (`points` alone when SQLite is the only one).
-pub fn summary_table(graded: &[Graded]) -> String {
+pub fn summary_table(graded: &[Graded], tracks: Tracks) -> String {
     let mut header = vec!["submission".to_owned()];
     let mut right = vec![false];
-    for &track in tracks() {
-        header.push(match tracks().len() {
+    for &track in tracks.list() {
+        header.push(match tracks.list().len() {
             1 => "points".to_owned(),
             _ => track.name().to_owned(),
         });
@@ -599,6 +600,27 @@ pub fn flags_listing(graded: &[Graded]) -> String {
     listing
 }
 
+/// The exit status of a class graded or merged: a failure when one of the
+/// class's rules breaks ([`rules_hold`]) or when the gradebook differs from
+/// `expect`'s ([`compare_with_expected`]), each said as it is found.
+pub fn exit_status(rows: &[Row], gradebook: &[u8], expect: Option<&Path>) -> ExitCode {
+    let mut failed = !rules_hold(rows);
+    if let Some(expected) = expect {
+        match compare_with_expected(gradebook, expected) {
+            Ok(()) => println!("the gradebook matches {}", expected.display()),
+            Err(difference) => {
+                eprintln!("grade: {difference}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 /// Compares the gradebook with the expected file, byte for byte. On a
 /// difference, says which submissions and claims differ.
 pub fn compare_with_expected(actual: &[u8], path: &Path) -> Result<(), String> {
@@ -613,76 +635,90 @@ pub fn compare_with_expected(actual: &[u8], path: &Path) -> Result<(), String> {
             first_difference(&expected, actual)
         ));
     };
-    let mut lines = Vec::new();
-    if want.first() != got.first() {
+    let lines = if want.first() != got.first() {
         // A claim added to or removed from the catalogue shows up here.
-        let (want_header, got_header) = (
-            want.first().cloned().unwrap_or_default(),
-            got.first().cloned().unwrap_or_default(),
-        );
-        let only = |these: &[String], those: &[String]| -> String {
-            let names: Vec<&str> = these
-                .iter()
-                .filter(|column| !those.contains(column))
-                .map(String::as_str)
-                .collect();
-            if names.is_empty() {
-                "none".to_owned()
-            } else {
-                names.join(", ")
-            }
-        };
-        lines.push(format!(
-            "the columns differ (only expected: {}; only graded: {}):\n    expected: {}\n    got:      {}",
-            only(&want_header, &got_header),
-            only(&got_header, &want_header),
-            want_header.join(","),
-            got_header.join(",")
-        ));
+        vec![columns_differ(
+            want.first().map(Vec::as_slice).unwrap_or_default(),
+            got.first().map(Vec::as_slice).unwrap_or_default(),
+        )]
     } else {
-        let header = want.first().cloned().unwrap_or_default();
-        let by_name = |rows: &[Vec<String>]| -> BTreeMap<String, Vec<String>> {
-            rows.iter()
-                .skip(1)
-                .map(|row| (row.first().cloned().unwrap_or_default(), row.clone()))
-                .collect()
-        };
-        let (want_rows, got_rows) = (by_name(&want), by_name(&got));
-        let names: BTreeSet<&String> = want_rows.keys().chain(got_rows.keys()).collect();
-        for name in names {
-            match (want_rows.get(name), got_rows.get(name)) {
-                (Some(want), Some(got)) if want != got => {
-                    let cells: Vec<String> = header
-                        .iter()
-                        .enumerate()
-                        .skip(1)
-                        .filter(|(at, _)| want.get(*at) != got.get(*at))
-                        .map(|(at, column)| {
-                            format!(
-                                "{column} expected {}, got {}",
-                                want.get(at).map_or("nothing", String::as_str),
-                                got.get(at).map_or("nothing", String::as_str)
-                            )
-                        })
-                        .collect();
-                    lines.push(format!("{name}: {}", cells.join("; ")));
-                }
-                (Some(_), None) => lines.push(format!("{name}: expected, but not graded")),
-                (None, Some(_)) => lines.push(format!("{name}: graded, but not expected")),
-                _ => {}
-            }
-        }
+        let mut lines = rows_differ(&want, &got);
         if lines.is_empty() {
             lines.push(format!(
                 "same grades, different bytes (line endings, quoting, order or a final newline): {}",
                 first_difference(&expected, actual)
             ));
         }
-    }
+        lines
+    };
     Err(format!(
         "the gradebook differs from {shown}:\n  {}",
         lines.join("\n  ")
     ))
+}
+
+/// The line for gradebooks whose columns differ: the columns only one has,
+/// and both headers.
+fn columns_differ(want_header: &[String], got_header: &[String]) -> String {
+    let only = |these: &[String], those: &[String]| -> String {
+        let names: Vec<&str> = these
+            .iter()
+            .filter(|column| !those.contains(column))
+            .map(String::as_str)
+            .collect();
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    };
+    format!(
+        "the columns differ (only expected: {}; only graded: {}):\n    expected: {}\n    got:      {}",
+        only(want_header, got_header),
+        only(got_header, want_header),
+        want_header.join(","),
+        got_header.join(",")
+    )
+}
+
+/// A line per submission whose row differs between two gradebooks of the
+/// same columns (`want`'s header names them): the cells that differ, or
+/// that only one has the submission.
+fn rows_differ(want: &[Vec<String>], got: &[Vec<String>]) -> Vec<String> {
+    let header = want.first().cloned().unwrap_or_default();
+    let by_name = |rows: &[Vec<String>]| -> BTreeMap<String, Vec<String>> {
+        rows.iter()
+            .skip(1)
+            .map(|row| (row.first().cloned().unwrap_or_default(), row.clone()))
+            .collect()
+    };
+    let (want_rows, got_rows) = (by_name(want), by_name(got));
+    let names: BTreeSet<&String> = want_rows.keys().chain(got_rows.keys()).collect();
+    let mut lines = Vec::new();
+    for name in names {
+        match (want_rows.get(name), got_rows.get(name)) {
+            (Some(want), Some(got)) if want != got => {
+                let cells: Vec<String> = header
+                    .iter()
+                    .enumerate()
+                    .skip(1)
+                    .filter(|(at, _)| want.get(*at) != got.get(*at))
+                    .map(|(at, column)| {
+                        format!(
+                            "{column} expected {}, got {}",
+                            want.get(at).map_or("nothing", String::as_str),
+                            got.get(at).map_or("nothing", String::as_str)
+                        )
+                    })
+                    .collect();
+                lines.push(format!("{name}: {}", cells.join("; ")));
+            }
+            (Some(_), None) => lines.push(format!("{name}: expected, but not graded")),
+            (None, Some(_)) => lines.push(format!("{name}: graded, but not expected")),
+            _ => {}
+        }
+    }
+    lines
 }
 
 fn read_capped(path: &Path) -> Result<Vec<u8>, String> {

@@ -13,16 +13,11 @@
 //! A test's verdict is the one it sent on the verdict channel
 //! ([`Verdicts`]); what it printed is only shown, as its output.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use crate::claims::{self, CLAIMS, Claim, Track};
 
 use crate::libtest::{Failure, TestOutput, Verdict};
+use crate::part::Part;
 use crate::verdicts::Verdicts;
-
-static POSTGRES: AtomicBool = AtomicBool::new(false);
-static ETCD: AtomicBool = AtomicBool::new(false);
-static POSTGRES_SQL: AtomicBool = AtomicBool::new(false);
 
 /// This checkout graded: what the scorecard prints, what `--watch` shows
 /// and what `--gradescope` writes.
@@ -36,40 +31,84 @@ pub struct Graded {
     pub unsandboxed: Option<String>,
     /// What the review would put on hold in a class.
     pub held: Vec<crate::flags::Flag>,
+    /// Whether the reference was graded (`--solutions`), not the exercises.
+    pub solutions: bool,
 }
 
-/// Grades the PostgreSQL track too, from now on (`--postgres`).
-pub fn grade_postgres() {
-    POSTGRES.store(true, Ordering::Relaxed);
+/// The tracks graded: SQLite always, and the server tracks the command
+/// line names (`--postgres`, `--etcd`, `--postgres-sql`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tracks {
+    /// The PostgreSQL track (`--postgres`).
+    pub postgres: bool,
+    /// The etcd track (`--etcd`).
+    pub etcd: bool,
+    /// The SQL functions' track, lesson 8 (`--postgres-sql`).
+    pub postgres_sql: bool,
 }
 
-/// Grades the etcd track too, from now on (`--etcd`).
-pub fn grade_etcd() {
-    ETCD.store(true, Ordering::Relaxed);
+impl Tracks {
+    /// Grades `track` too (SQLite is always graded).
+    pub fn add(&mut self, track: Track) {
+        match track {
+            Track::Sqlite => {}
+            Track::Postgres => self.postgres = true,
+            Track::Etcd => self.etcd = true,
+            Track::PostgresSql => self.postgres_sql = true,
+        }
+    }
+
+    /// The tracks graded, in the order they are reported: SQLite,
+    /// PostgreSQL, etcd, then the SQL functions.
+    pub fn list(self) -> &'static [Track] {
+        use Track::{Etcd as E, Postgres as P, PostgresSql as Q, Sqlite as S};
+        const BY_FLAGS: [&[Track]; 8] = [
+            &[S],
+            &[S, P],
+            &[S, E],
+            &[S, P, E],
+            &[S, Q],
+            &[S, P, Q],
+            &[S, E, Q],
+            &[S, P, E, Q],
+        ];
+        let flag = |on: bool, bit: usize| usize::from(on) << bit;
+        BY_FLAGS[flag(self.postgres, 0) | flag(self.etcd, 1) | flag(self.postgres_sql, 2)]
+    }
+
+    /// Whether `track` is graded.
+    pub fn has(self, track: Track) -> bool {
+        self.list().contains(&track)
+    }
 }
 
-/// Grades the SQL functions' track too, from now on (`--postgres-sql`).
-pub fn grade_postgres_sql() {
-    POSTGRES_SQL.store(true, Ordering::Relaxed);
+/// What one run grades: its tracks, and on them every claim or, with
+/// `--lesson` or `--claim`, one part's (see [`crate::part`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// The tracks graded.
+    pub tracks: Tracks,
+    /// The part graded, if only one.
+    pub part: Option<Part>,
 }
 
-/// The tracks this grader grades, in the order it reports them: SQLite,
-/// PostgreSQL when given `--postgres`, etcd when given `--etcd`, the SQL
-/// functions when given `--postgres-sql`.
-pub fn tracks() -> &'static [Track] {
-    use Track::{Etcd as E, Postgres as P, PostgresSql as Q, Sqlite as S};
-    const BY_FLAGS: [&[Track]; 8] = [
-        &[S],
-        &[S, P],
-        &[S, E],
-        &[S, P, E],
-        &[S, Q],
-        &[S, P, Q],
-        &[S, E, Q],
-        &[S, P, E, Q],
-    ];
-    let flag = |on: &AtomicBool, bit: usize| usize::from(on.load(Ordering::Relaxed)) << bit;
-    BY_FLAGS[flag(&POSTGRES, 0) | flag(&ETCD, 1) | flag(&POSTGRES_SQL, 2)]
+impl Scope {
+    /// Every claim of `tracks`, as a class is graded.
+    pub fn whole(tracks: Tracks) -> Scope {
+        Scope { tracks, part: None }
+    }
+
+    /// Whether `claim` is scored: every claim, or the part's.
+    pub fn claim_graded(self, claim: &Claim) -> bool {
+        self.part.is_none_or(|part| part.holds(claim))
+    }
+
+    /// Whether the test `name` is run: a test of a claim scored here, on a
+    /// track graded here.
+    pub fn test_graded(self, name: &str) -> bool {
+        claims::claim_of_test(name).is_some_and(|claim| self.claim_graded(claim))
+            && self.tracks.has(Track::of_test(name))
+    }
 }
 
 /// How one claim came out.
@@ -102,7 +141,7 @@ pub struct ClaimScore {
     pub first_failure: Option<(String, Failure)>,
 }
 
-/// A whole run: one score per graded track, in [`tracks`]' order.
+/// A whole run: one score per graded track, in [`Tracks::list`]' order.
 #[derive(Debug, Clone)]
 pub struct Score {
     /// One entry per graded track.
@@ -114,24 +153,33 @@ impl Score {
     /// binary's `--list` printed, so a test that never reported is known to
     /// be missing. Without that list no claim can be shown complete, so none
     /// is passed.
-    pub fn of_run(listed: Option<&[String]>, verdicts: &Verdicts, run: &TestOutput) -> Score {
+    pub fn of_run(
+        scope: Scope,
+        listed: Option<&[String]>,
+        verdicts: &Verdicts,
+        run: &TestOutput,
+    ) -> Score {
         Score {
-            tracks: tracks()
+            tracks: scope
+                .tracks
+                .list()
                 .iter()
                 .map(|&track| match listed {
-                    Some(listed) => TrackScore::of_run(track, listed, verdicts, run),
-                    None => TrackScore::nothing(track),
+                    Some(listed) => TrackScore::of_run(track, scope, listed, verdicts, run),
+                    None => TrackScore::nothing(track, scope),
                 })
                 .collect(),
         }
     }
 
     /// The score of a suite that never ran: every claim without a result.
-    pub fn nothing() -> Score {
+    pub fn nothing(scope: Scope) -> Score {
         Score {
-            tracks: tracks()
+            tracks: scope
+                .tracks
+                .list()
                 .iter()
-                .map(|&track| TrackScore::nothing(track))
+                .map(|&track| TrackScore::nothing(track, scope))
                 .collect(),
         }
     }
@@ -155,6 +203,7 @@ impl TrackScore {
     /// Scores the claims checked on `track` from that track's tests alone.
     fn of_run(
         track: Track,
+        scope: Scope,
         listed: &[String],
         verdicts: &Verdicts,
         run: &TestOutput,
@@ -166,7 +215,7 @@ impl TrackScore {
             .collect();
         let claims = CLAIMS
             .iter()
-            .filter(|claim| claim.on(track) && crate::part::claim_selected(claim))
+            .filter(|claim| claim.on(track) && scope.claim_graded(claim))
             .map(|claim| {
                 let tests: Vec<String> = names
                     .iter()
@@ -221,12 +270,12 @@ impl TrackScore {
 
     /// The track's score when its suite never ran: every claim without a
     /// result.
-    fn nothing(track: Track) -> TrackScore {
+    fn nothing(track: Track, scope: Scope) -> TrackScore {
         TrackScore {
             track,
             claims: CLAIMS
                 .iter()
-                .filter(|claim| claim.on(track) && crate::part::claim_selected(claim))
+                .filter(|claim| claim.on(track) && scope.claim_graded(claim))
                 .map(|claim| ClaimScore {
                     claim,
                     status: Status::NoResult,

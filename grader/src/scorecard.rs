@@ -11,21 +11,18 @@
 //! reads `Points on etcd X/Y`.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::claims::{CLAIMS, LESSONS, Track};
 use crate::explain;
 
+use crate::gradescope;
 use crate::sandbox::{self, Sandbox};
-use crate::score::{ClaimScore, Graded, Score, Status, TrackScore, tracks};
+use crate::score::{ClaimScore, Graded, Scope, Score, Status, TrackScore};
 use crate::scratch;
 use crate::suite::{Built, Suite, Trouble};
-
-/// Whether the reference is graded (`--solutions`), for the headings.
-static SOLUTIONS: AtomicBool = AtomicBool::new(false);
 
 /// What the learner does after a fix; the watch screen says its own.
 pub const AGAIN: &str = "then run `cargo grade` again";
@@ -33,16 +30,31 @@ pub const AGAIN: &str = "then run `cargo grade` again";
 /// How many lines of a failing test's message the scorecard quotes.
 const QUOTED_LINES: usize = 16;
 
+/// How this checkout is graded: the scorecard's, `--watch`'s and
+/// `--explain`'s settings.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The reference instead of the exercises (`--solutions`).
+    pub solutions: bool,
+    /// The test run's wall-clock limit.
+    pub test_limit: Duration,
+    /// The build's wall-clock limit.
+    pub build_limit: Duration,
+    /// Whether the runs go through the sandbox.
+    pub sandbox: bool,
+    /// The tracks graded, and the part (`--lesson`, `--claim`).
+    pub scope: Scope,
+}
+
 /// Builds and runs this checkout's suite (in the sandbox, unless
-/// `sandbox` is off) and prints the scorecard. Exits 0 only when every claim
-/// passes, on every graded track.
+/// `options.sandbox` is off) and prints the scorecard, also written to
+/// `gradescope` if given. Exits 0 only when every claim passes, on every
+/// graded track.
 pub fn grade(
-    solutions: bool,
-    test_limit: Duration,
-    build_limit: Duration,
-    sandbox: bool,
+    options: &Options,
+    gradescope: Option<&gradescope::Target>,
 ) -> Result<ExitCode, String> {
-    let graded = score(solutions, test_limit, build_limit, sandbox)?;
+    let graded = score(options)?;
     if let Some(why) = &graded.unsandboxed {
         println!("\nGraded WITHOUT the sandbox ({why}).");
     }
@@ -55,9 +67,11 @@ pub fn grade(
             println!("  {flag}");
         }
     }
-    let text = render(&graded.score, graded.problem.as_deref());
+    let text = render(&graded);
     print!("{text}");
-    crate::gradescope::write_if_asked(&graded, &text)?;
+    if let Some(target) = gradescope {
+        target.write(&graded, &text)?;
+    }
     Ok(if graded.score.full_marks() {
         ExitCode::SUCCESS
     } else {
@@ -65,68 +79,83 @@ pub fn grade(
     })
 }
 
-/// Builds and runs this checkout's suite (in the sandbox, unless `sandbox`
-/// is off) and scores it. Cargo's own progress goes to standard error.
-pub fn score(
-    solutions: bool,
-    test_limit: Duration,
-    build_limit: Duration,
-    sandbox: bool,
-) -> Result<Graded, String> {
-    SOLUTIONS.store(solutions, Ordering::Relaxed);
+/// Builds and runs this checkout's suite (in the sandbox, unless
+/// `options.sandbox` is off) and scores it. Cargo's own progress goes to
+/// standard error.
+pub fn score(options: &Options) -> Result<Graded, String> {
     let checkout = crate::checkout::repository();
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| checkout.join("target"));
-    // The learner's own code, on the learner's own machine: where
-    // bubblewrap cannot run (macOS, Windows, a container without user
-    // namespaces) it is graded without the sandbox, said in one line.
-    let mut unsandboxed = (!sandbox).then(|| "--no-sandbox".to_owned());
-    if sandbox {
-        if let Err(reason) = sandbox::probe() {
-            unsandboxed = Some(reason);
-        }
-    }
-    let sandbox = if unsandboxed.is_none() {
-        std::fs::create_dir_all(&target_dir)
-            .map_err(|error| format!("cannot create {}: {error}", target_dir.display()))?;
-        sandbox::hand_over(1, &[&target_dir])?;
-        // The checkout hidden, then its build inputs shown again, read-only:
-        // no reference (unless it is what is graded), no class, no grader.
-        let readable = scratch::build_inputs(&checkout, solutions)
-            .into_iter()
-            .map(|part| checkout.join(part))
-            .filter(|path| path.exists())
-            .map(|path| sandbox::real(&path))
-            .collect::<Result<Vec<_>, _>>()?;
-        Some(Sandbox {
-            hidden: vec![sandbox::real(&checkout)?],
-            readable,
-            writable: Vec::new(),
-            worker: 1,
-        })
-    } else {
-        None
-    };
+    let (sandbox, unsandboxed) = checkout_sandbox(options, &checkout, &target_dir)?;
     let suite = Suite {
         dir: checkout,
         target_dir,
-        solutions,
-        postgres: tracks().contains(&Track::Postgres),
-        etcd: tracks().contains(&Track::Etcd),
-        postgres_sql: tracks().contains(&Track::PostgresSql),
+        solutions: options.solutions,
+        scope: options.scope,
         interactive: true,
         tmp_dir: None,
         pg_template: None,
         sandbox,
-        build_limit,
-        test_limit,
+        build_limit: options.build_limit,
+        test_limit: options.test_limit,
     };
     suite.fetch()?;
     if suite.sandbox.is_some() {
         sandbox::share_sources()?;
     }
-    let (score, problem) = match suite.build()? {
+    let (score, problem) = build_and_run(&suite)?;
+    Ok(Graded {
+        score,
+        problem,
+        unsandboxed,
+        held: review(options.scope, options.solutions),
+        solutions: options.solutions,
+    })
+}
+
+/// The sandbox this checkout's suite runs in, or why it runs without one.
+/// The learner's own code, on the learner's own machine: where bubblewrap
+/// cannot run (macOS, Windows, a container without user namespaces) it is
+/// graded without the sandbox, said in one line.
+fn checkout_sandbox(
+    options: &Options,
+    checkout: &Path,
+    target_dir: &Path,
+) -> Result<(Option<Sandbox>, Option<String>), String> {
+    let mut unsandboxed = (!options.sandbox).then(|| "--no-sandbox".to_owned());
+    if options.sandbox {
+        if let Err(reason) = sandbox::probe() {
+            unsandboxed = Some(reason);
+        }
+    }
+    if unsandboxed.is_some() {
+        return Ok((None, unsandboxed));
+    }
+    std::fs::create_dir_all(target_dir)
+        .map_err(|error| format!("cannot create {}: {error}", target_dir.display()))?;
+    sandbox::hand_over(1, &[target_dir])?;
+    // The checkout hidden, then its build inputs shown again, read-only:
+    // no reference (unless it is what is graded), no class, no grader.
+    let readable = scratch::build_inputs(checkout, options.solutions)
+        .into_iter()
+        .map(|part| checkout.join(part))
+        .filter(|path| path.exists())
+        .map(|path| sandbox::real(&path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let sandbox = Sandbox {
+        hidden: vec![sandbox::real(checkout)?],
+        readable,
+        writable: Vec::new(),
+        worker: 1,
+    };
+    Ok((Some(sandbox), None))
+}
+
+/// Builds the suite and runs it: the score, and what kept the run from
+/// scoring every claim, as the scorecard says it.
+fn build_and_run(suite: &Suite) -> Result<(Score, Option<String>), String> {
+    Ok(match suite.build()? {
         Built::Executable { path, .. } => {
             let ran = suite.run(&path)?;
             let problem = ran.problem.map(|(trouble, problem)| {
@@ -146,30 +175,24 @@ pub fn score(
             if !first.is_empty() {
                 problem = format!("{problem}\n\n{first}");
             }
-            (Score::nothing(), Some(problem))
+            (Score::nothing(suite.scope), Some(problem))
         }
         Built::TimedOut(limit) => (
-            Score::nothing(),
+            Score::nothing(suite.scope),
             Some(format!(
                 "the build took longer than {} s and was stopped",
                 limit.as_secs()
             )),
         ),
         Built::Failed(reason) => return Err(reason),
-    };
-    Ok(Graded {
-        score,
-        problem,
-        unsandboxed,
-        held: review(solutions),
     })
 }
 
 /// The review of the graded exercise files, as a class grading would hold
 /// them.
-fn review(solutions: bool) -> Vec<crate::flags::Flag> {
+fn review(scope: Scope, solutions: bool) -> Vec<crate::flags::Flag> {
     let checkout = crate::checkout::repository();
-    crate::submission::exercise_files()
+    crate::submission::exercise_files(scope.tracks)
         .into_iter()
         .flat_map(|(_, file)| {
             let shown = if solutions {
@@ -185,17 +208,23 @@ fn review(solutions: bool) -> Vec<crate::flags::Flag> {
 
 /// The scorecard as text: a section per graded track. The run's problem,
 /// which concerns every track, is told in the first.
-fn render(score: &Score, problem: Option<&str>) -> String {
+fn render(graded: &Graded) -> String {
+    let problem = graded.problem.as_deref();
     let mut out = String::new();
-    for (index, track) in score.tracks.iter().enumerate() {
+    for (index, track) in graded.score.tracks.iter().enumerate() {
         let told = if index == 0 { problem } else { None };
-        out.push_str(&render_track(track, told, problem));
+        out.push_str(&render_track(track, graded.solutions, told, problem));
     }
     out
 }
 
 /// One track's section.
-fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: Option<&str>) -> String {
+fn render_track(
+    score: &TrackScore,
+    solutions: bool,
+    problem: Option<&str>,
+    run_problem: Option<&str>,
+) -> String {
     let mut out = String::new();
     let (heading, points) = match score.track {
         Track::Sqlite => ("Scorecard", "Points"),
@@ -206,7 +235,11 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: Option<&
             "Points on PostgreSQL functions",
         ),
     };
-    let _ = writeln!(out, "\n{heading}: {}", implementation(score.track));
+    let _ = writeln!(
+        out,
+        "\n{heading}: {}",
+        implementation(score.track, solutions)
+    );
     // A lesson without a claim on the track (L7 on SQLite, L1 to L6 on
     // etcd) has no heading.
     let lessons = LESSONS.into_iter().filter(|lesson| {
@@ -246,7 +279,7 @@ fn render_track(score: &TrackScore, problem: Option<&str>, run_problem: Option<&
         let _ = writeln!(out, "\n{}", capitalized(problem));
     }
     let _ = writeln!(out, "\n{points} {}/{}", score.earned(), score.total());
-    out.push_str(&full_marks(score));
+    out.push_str(&full_marks(score, solutions));
     match score.first_not_passing() {
         None => {
             let _ = writeln!(out, "\n{}", all_pass(score));
@@ -282,30 +315,27 @@ pub fn all_pass(score: &TrackScore) -> String {
     )
 }
 
-/// What the track's section grades: the exercises, or the reference.
-pub fn implementation(track: Track) -> &'static str {
+/// What the track's section grades: the exercises, or (`solutions`) the
+/// reference.
+pub fn implementation(track: Track, solutions: bool) -> &'static str {
     match track {
-        Track::Sqlite if SOLUTIONS.load(Ordering::Relaxed) => "the reference (solutions/)",
+        Track::Sqlite if solutions => "the reference (solutions/)",
         Track::Sqlite => "your exercises (exercises/)",
-        Track::Postgres if SOLUTIONS.load(Ordering::Relaxed) => {
-            "the reference (solutions/postgres/)"
-        }
+        Track::Postgres if solutions => "the reference (solutions/postgres/)",
         Track::Postgres => "your exercises (exercises/postgres/)",
-        Track::Etcd if SOLUTIONS.load(Ordering::Relaxed) => "the reference (solutions/etcd/)",
+        Track::Etcd if solutions => "the reference (solutions/etcd/)",
         Track::Etcd => "your exercises (exercises/etcd/)",
-        Track::PostgresSql if SOLUTIONS.load(Ordering::Relaxed) => {
-            "the reference (solutions/postgres/contract.sql)"
-        }
+        Track::PostgresSql if solutions => "the reference (solutions/postgres/contract.sql)",
         Track::PostgresSql => "your exercises (exercises/postgres/contract.sql)",
     }
 }
 
 /// The lessons at full marks on the track, and the command that shows how
 /// the reference does the last of them; nothing for the reference itself.
-fn full_marks(score: &TrackScore) -> String {
+fn full_marks(score: &TrackScore, solutions: bool) -> String {
     let full = crate::explain::full_lessons(score);
     match full.last() {
-        Some(last) if !SOLUTIONS.load(Ordering::Relaxed) => format!(
+        Some(last) if !solutions => format!(
             "Full marks on {}: to see the reference's lines for one beside yours, and the \
              mistakes its claims catch: {}\n",
             full.join(", "),
@@ -385,13 +415,7 @@ fn capitalized(text: &str) -> String {
 
 /// Grades this checkout, and prints the explanation of `what` (a lesson, or
 /// one of its claims) on `track` if the lesson is at full marks there.
-pub fn explain(
-    what: &str,
-    track: Track,
-    test_limit: Duration,
-    build_limit: Duration,
-    sandbox: bool,
-) -> Result<ExitCode, String> {
+pub fn explain(what: &str, track: Track, options: &Options) -> Result<ExitCode, String> {
     let lesson = explain::lesson(what)
         .ok_or_else(|| format!("no lesson {what:?}: a lesson is named L1 to L8"))?;
     if !CLAIMS
@@ -414,7 +438,7 @@ pub fn explain(
             others.join(" or ")
         ));
     }
-    let graded = score(false, test_limit, build_limit, sandbox)?;
+    let graded = score(options)?;
     let score = graded
         .score
         .tracks

@@ -13,7 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::claims::{CLAIMS, Track};
-use crate::score::tracks;
+use crate::score::Tracks;
 
 /// The largest exercise file read; the reference is a few kilobytes.
 const MAX_SOURCE: u64 = 256 * 1024;
@@ -22,8 +22,9 @@ const MAX_SOURCE: u64 = 256 * 1024;
 /// once, track by track: `exercises/apply.rs`, …, then
 /// `exercises/postgres/apply.rs`, … when PostgreSQL is graded, then
 /// `exercises/etcd/worker.rs` when etcd is.
-pub fn exercise_files() -> Vec<(Track, String)> {
-    tracks()
+pub fn exercise_files(tracks: Tracks) -> Vec<(Track, String)> {
+    tracks
+        .list()
         .iter()
         .flat_map(|&track| {
             let files: BTreeSet<String> = CLAIMS
@@ -194,8 +195,8 @@ pub fn read(
 /// The folders that may hold exercise files (`exercises/`, and with the
 /// PostgreSQL track `postgres/` and `exercises/postgres/`, with the etcd
 /// track `etcd/` and `exercises/etcd/`) are looked into.
-pub fn ignored_entries(folder: &Path) -> Vec<String> {
-    let files = exercise_files();
+pub fn ignored_entries(folder: &Path, tracks: Tracks) -> Vec<String> {
+    let files = exercise_files(tracks);
     let graded_names: BTreeSet<&str> = files
         .iter()
         .flat_map(|(_, file)| [file.as_str(), alone(file)])

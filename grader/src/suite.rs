@@ -21,7 +21,7 @@ use serde_json::Value;
 use crate::libtest::{TestList, TestOutput, cut_at_boundary};
 use crate::process::{self, Caps, Ended, LineSink, Settings, Stderr};
 use crate::sandbox::Sandbox;
-use crate::score::Score;
+use crate::score::{Scope, Score};
 use crate::verdicts::{Channel, Verdicts};
 
 /// The graded test target, `tests/lab`.
@@ -63,6 +63,174 @@ struct Round {
     stderr: String,
 }
 
+/// What the rounds of one test run gave, together.
+#[derive(Default)]
+struct Rounds {
+    verdicts: Verdicts,
+    output: TestOutput,
+    stdout_bytes: u64,
+    /// The tests cut off at the per-test limit, or running when the time
+    /// ran out.
+    hung: Vec<String>,
+    /// The tests running when the process ended, and how it ended.
+    died: Vec<(String, String)>,
+    /// How the process ended, when it ended in a way libtest never does
+    /// while no test was left running.
+    odd_exit: Option<String>,
+    /// Whether the submission's time for its test runs was spent.
+    out_of_time: bool,
+}
+
+impl Rounds {
+    /// Adds one round, the `first` or a later one.
+    fn absorb(&mut self, round: Round, first: bool) {
+        self.stdout_bytes += round.stdout_bytes;
+        let unfinished = round.verdicts.unfinished();
+        match round.ended {
+            Ended::Stopped | Ended::TimedOut(_) => {
+                let cut: Vec<String> = if matches!(round.ended, Ended::Stopped) {
+                    round.overdue
+                } else {
+                    self.out_of_time = true;
+                    unfinished
+                };
+                self.hung.extend(cut);
+            }
+            Ended::Exited(status) => {
+                let normal = matches!(status.code(), Some(0 | 101));
+                if !unfinished.is_empty() || !normal {
+                    let how = describe_exit(status);
+                    let said = last_words(&round.stderr);
+                    for test in &unfinished {
+                        self.died.push((test.clone(), format!("{how}{said}")));
+                    }
+                    if unfinished.is_empty() && !normal {
+                        self.odd_exit = Some(format!("{how}{said}"));
+                    }
+                }
+            }
+        }
+        self.verdicts.absorb(round.verdicts);
+        if first {
+            self.output = round.output;
+        } else {
+            self.output.absorb(round.output);
+        }
+    }
+
+    /// Whether `test` has a verdict, or is known to hang or to end the
+    /// process.
+    fn settled(&self, test: &str) -> bool {
+        self.verdicts.verdict(test).is_some()
+            || self.hung.iter().any(|hung| hung == test)
+            || self.died.iter().any(|(dead, _)| dead == test)
+    }
+
+    /// What kept the run of `graded` from a verdict for each, said in one
+    /// text, and whether it was time (or the process ending); `None` when
+    /// nothing did.
+    fn problem(
+        &self,
+        graded: &[String],
+        listed: bool,
+        test_limit: Duration,
+        budget: Duration,
+    ) -> Option<(Trouble, String)> {
+        let mut told = Vec::new();
+        if !self.hung.is_empty() {
+            told.push(format!(
+                "{} tests ran longer than {} s and were cut off: {}",
+                self.hung.len(),
+                test_limit.as_secs(),
+                self.hung.join(", ")
+            ));
+        }
+        if !self.died.is_empty() {
+            let mut by_end: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+            for (test, how) in &self.died {
+                by_end.entry(how).or_default().push(test);
+            }
+            for (how, tests) in by_end {
+                told.push(format!(
+                    "the test process ended ({how}) while these tests ran: {}",
+                    tests.join(", ")
+                ));
+            }
+        }
+        if let Some(how) = &self.odd_exit {
+            told.push(format!(
+                "the test process ended ({how}), which libtest never does on its own (it exits \
+                 with 0 or 101 after its last test): something in it ended the process"
+            ));
+        }
+        if let Some(never) = self.never_reported(graded, budget) {
+            told.push(never);
+        }
+        if !listed {
+            told.push("the test binary could not list its tests".to_owned());
+        }
+        if told.is_empty() {
+            return None;
+        }
+        let trouble = if !self.hung.is_empty() || self.out_of_time {
+            Trouble::TimedOut
+        } else {
+            Trouble::EndedEarly
+        };
+        Some((trouble, told.join("; ")))
+    }
+
+    /// The tests of `graded` that sent no verdict, neither hung nor running
+    /// when the process ended, and why, if there are any.
+    fn never_reported(&self, graded: &[String], budget: Duration) -> Option<String> {
+        let accounted: BTreeSet<&str> = self
+            .hung
+            .iter()
+            .chain(self.died.iter().map(|(test, _)| test))
+            .map(String::as_str)
+            .collect();
+        let never: Vec<&str> = graded
+            .iter()
+            .filter(|test| self.verdicts.verdict(test).is_none())
+            .map(String::as_str)
+            .filter(|test| !accounted.contains(test))
+            .collect();
+        if never.is_empty() {
+            return None;
+        }
+        let why = if self.out_of_time {
+            format!(
+                "the submission's time for its test runs ({} s) was spent first",
+                budget.as_secs()
+            )
+        } else {
+            "they never began".to_owned()
+        };
+        Some(format!(
+            "{} tests never reported ({why}): {}",
+            never.len(),
+            never.join(", ")
+        ))
+    }
+}
+
+/// Verdicts that count for nothing: for a test the list does not have,
+/// or sent twice.
+fn strays(verdicts: &Verdicts, listed: Option<&[String]>) -> Vec<String> {
+    let mut strays: Vec<String> = verdicts
+        .tests()
+        .filter(|test| listed.is_some_and(|listed| !listed.iter().any(|known| known == test)))
+        .map(|test| format!("{test} (not in the test list)"))
+        .collect();
+    strays.extend(
+        verdicts
+            .repeated
+            .iter()
+            .map(|test| format!("{test} (reported twice)")),
+    );
+    strays
+}
+
 /// Where and how to build and run the suite.
 #[derive(Debug, Clone)]
 pub struct Suite {
@@ -72,12 +240,10 @@ pub struct Suite {
     pub target_dir: PathBuf,
     /// Build with `--features solutions` (the reference).
     pub solutions: bool,
-    /// Build with `--features postgres` (the PostgreSQL track's tests too).
-    pub postgres: bool,
-    /// Build with `--features etcd` (the etcd track's tests too).
-    pub etcd: bool,
-    /// Build with `--features postgres-sql` (lesson 8's tests too).
-    pub postgres_sql: bool,
+    /// What is graded: the tracks, each built with its feature
+    /// (`postgres`, `etcd`, `postgres-sql`) for its tests, and the claims
+    /// whose tests are run.
+    pub scope: Scope,
     /// Show cargo's progress and rendered diagnostics on stderr, as
     /// `cargo test` would, instead of collecting the first error.
     pub interactive: bool,
@@ -153,6 +319,28 @@ pub struct Ran {
 impl Suite {
     /// Builds the graded suite.
     pub fn build(&self) -> Result<Built, String> {
+        let mut command = self.build_command()?;
+        let settings = Settings {
+            wall: self.build_limit,
+            stderr: if self.interactive {
+                Stderr::Inherit
+            } else {
+                Stderr::Capture
+            },
+            own_group: !self.interactive,
+            caps: None,
+        };
+        let finished = process::run::<CargoMessages>(&mut command, settings)
+            .map_err(|error| format!("cannot run cargo: {error}"))?;
+        if let Ended::TimedOut(limit) = finished.ended {
+            return Ok(Built::TimedOut(limit));
+        }
+        Ok(self.built(finished))
+    }
+
+    /// `cargo test --no-run` for the graded suite, with the graded tracks'
+    /// features, in the sandbox if there is one.
+    fn build_command(&self) -> Result<Command, String> {
         let mut command = match &self.sandbox {
             Some(sandbox) => {
                 let mut sandbox = sandbox.clone();
@@ -184,9 +372,9 @@ impl Suite {
         }
         let features: Vec<&str> = [
             (self.solutions, "solutions"),
-            (self.postgres, "postgres"),
-            (self.etcd, "etcd"),
-            (self.postgres_sql, "postgres-sql"),
+            (self.scope.tracks.postgres, "postgres"),
+            (self.scope.tracks.etcd, "etcd"),
+            (self.scope.tracks.postgres_sql, "postgres-sql"),
         ]
         .into_iter()
         .filter_map(|(on, feature)| on.then_some(feature))
@@ -206,36 +394,26 @@ impl Suite {
                 command.env_remove(key);
             }
         }
-        let settings = Settings {
-            wall: self.build_limit,
-            stderr: if self.interactive {
-                Stderr::Inherit
-            } else {
-                Stderr::Capture
-            },
-            own_group: !self.interactive,
-            caps: None,
-        };
-        let finished = process::run::<CargoMessages>(&mut command, settings)
-            .map_err(|error| format!("cannot run cargo: {error}"))?;
+        Ok(command)
+    }
+
+    /// What a finished build gave, from cargo's messages.
+    fn built(&self, finished: process::Finished<CargoMessages>) -> Built {
         let messages = finished.sink;
-        if let Ended::TimedOut(limit) = finished.ended {
-            return Ok(Built::TimedOut(limit));
-        }
         match (messages.executable, messages.first_error) {
-            (_, Some(error)) => Ok(Built::CompileError(error)),
-            (Some(path), None) if messages.success != Some(false) => Ok(Built::Executable {
+            (_, Some(error)) => Built::CompileError(error),
+            (Some(path), None) if messages.success != Some(false) => Built::Executable {
                 path,
                 library_fresh: messages.library_fresh.unwrap_or(false),
-            }),
-            _ if messages.compile_failed => Ok(Built::CompileError(String::new())),
+            },
+            _ if messages.compile_failed => Built::CompileError(String::new()),
             _ => {
                 let how = match &finished.ended {
                     Ended::Exited(status) => format!(" ({status})"),
                     _ => String::new(),
                 };
                 let said = last_lines(&finished.stderr, 12);
-                Ok(Built::Failed(if !said.trim().is_empty() {
+                Built::Failed(if !said.trim().is_empty() {
                     format!("cargo failed without a compiler error{how}:\n{said}")
                 } else if self.interactive {
                     format!("cargo failed without a compiler error{how}; what it said is above")
@@ -243,7 +421,7 @@ impl Suite {
                     format!(
                         "cargo failed without a compiler error{how}, and said nothing on stderr"
                     )
-                }))
+                })
             }
         }
     }
@@ -287,198 +465,91 @@ impl Suite {
     pub fn run(&self, executable: &Path) -> Result<Ran, String> {
         // Without the list, a test that never reports would go unnoticed
         // and its claim could pass on its other tests alone.
-        let listed = process::run::<TestList>(
-            &mut self.test_command(executable, &["--list"])?,
-            self.test_settings(LIST_LIMIT),
-        )
-        .map_err(|error| format!("cannot run the test binary: {error}"))?;
-        let listed = match listed.ended {
-            Ended::Exited(status) if status.success() && !listed.sink.names.is_empty() => {
-                Some(listed.sink.names)
-            }
-            _ => None,
-        };
+        let listed = self.list(executable)?;
         // Only a test of a claim sends a verdict (the transcripts' do not),
         // and only a graded track's are run: `postgres-sql` builds the
         // PostgreSQL track's tests too.
         let graded: Vec<String> = listed.as_ref().map_or_else(Vec::new, |listed| {
             listed
                 .iter()
-                .filter(|test| crate::claims::claim_of_test(test).is_some())
-                .filter(|test| crate::part::test_selected(test))
-                .filter(|test| {
-                    crate::score::tracks().contains(&crate::claims::Track::of_test(test))
-                })
+                .filter(|test| self.scope.test_graded(test))
                 .cloned()
                 .collect()
         });
-
         let budget = self.test_limit.saturating_mul(ROUNDS_BUDGET);
+        let rounds = self.rounds(executable, listed.is_some(), &graded, budget)?;
+        let score = Score::of_run(
+            self.scope,
+            listed.as_deref(),
+            &rounds.verdicts,
+            &rounds.output,
+        );
+        Ok(Ran {
+            score,
+            problem: rounds.problem(&graded, listed.is_some(), self.test_limit, budget),
+            stdout_bytes: rounds.stdout_bytes,
+            forged: rounds.verdicts.forged,
+            strays: strays(&rounds.verdicts, listed.as_deref()),
+        })
+    }
+
+    /// The tests the binary lists (`--list`), or `None` when it cannot
+    /// list them.
+    fn list(&self, executable: &Path) -> Result<Option<Vec<String>>, String> {
+        let listed = process::run::<TestList>(
+            &mut self.test_command(executable, &["--list"])?,
+            self.test_settings(LIST_LIMIT),
+        )
+        .map_err(|error| format!("cannot run the test binary: {error}"))?;
+        Ok(match listed.ended {
+            Ended::Exited(status) if status.success() && !listed.sink.names.is_empty() => {
+                Some(listed.sink.names)
+            }
+            _ => None,
+        })
+    }
+
+    /// Runs the `graded` tests in rounds, within `budget` in all: again
+    /// the ones without a result, while a round settles one of them and
+    /// the tests are `listed`.
+    fn rounds(
+        &self,
+        executable: &Path,
+        listed: bool,
+        graded: &[String],
+        budget: Duration,
+    ) -> Result<Rounds, String> {
         let started = Instant::now();
-        let mut verdicts: Option<Verdicts> = None;
-        let mut output = TestOutput::default();
-        let mut stdout_bytes = 0;
-        let mut hung: Vec<String> = Vec::new();
-        let mut died: Vec<(String, String)> = Vec::new();
-        let mut odd_exit: Option<String> = None;
-        let mut out_of_time = false;
-        let mut rounds = 0;
+        let mut rounds = Rounds::default();
+        let mut first = true;
         // The first round runs the graded tests by name when the list is
         // known: the transcripts send no verdict, and the etcd chapter's
         // story alone takes seconds (a cluster, a leader kill, a lapsed
         // lease) that would count for nothing.
         let mut pending: Option<Vec<String>> =
-            (listed.is_some() && !graded.is_empty()).then(|| graded.clone());
+            (listed && !graded.is_empty()).then(|| graded.to_vec());
         loop {
-            rounds += 1;
             let left = budget.saturating_sub(started.elapsed());
             let round = self.round(executable, pending.as_deref(), left)?;
-            stdout_bytes += round.stdout_bytes;
-            let unfinished = round.verdicts.unfinished();
-            let this_round: Vec<String> = pending.clone().unwrap_or_else(|| graded.clone());
-            match round.ended {
-                Ended::Stopped | Ended::TimedOut(_) => {
-                    let cut: Vec<String> = if matches!(round.ended, Ended::Stopped) {
-                        round.overdue.clone()
-                    } else {
-                        out_of_time = true;
-                        unfinished.clone()
-                    };
-                    hung.extend(cut);
-                }
-                Ended::Exited(status) => {
-                    let normal = matches!(status.code(), Some(0 | 101));
-                    if !unfinished.is_empty() || !normal {
-                        let how = describe_exit(status);
-                        let said = last_words(&round.stderr);
-                        for test in &unfinished {
-                            died.push((test.clone(), format!("{how}{said}")));
-                        }
-                        if unfinished.is_empty() && !normal {
-                            odd_exit = Some(format!("{how}{said}"));
-                        }
-                    }
-                }
-            }
-            let mut all = verdicts.take().unwrap_or_default();
-            all.absorb(round.verdicts);
-            if rounds == 1 {
-                output = round.output;
-            } else {
-                output.absorb(round.output);
-            }
-            let settled = |test: &String| {
-                all.verdict(test).is_some()
-                    || hung.contains(test)
-                    || died.iter().any(|(dead, _)| dead == test)
-            };
-            let next: Vec<String> = graded.iter().filter(|t| !settled(t)).cloned().collect();
-            let progressed = this_round.iter().any(settled);
-            verdicts = Some(all);
-            if next.is_empty() || listed.is_none() || !progressed {
+            let this_round: Vec<String> = pending.clone().unwrap_or_else(|| graded.to_vec());
+            rounds.absorb(round, first);
+            first = false;
+            let next: Vec<String> = graded
+                .iter()
+                .filter(|test| !rounds.settled(test))
+                .cloned()
+                .collect();
+            let progressed = this_round.iter().any(|test| rounds.settled(test));
+            if next.is_empty() || !listed || !progressed {
                 break;
             }
             if started.elapsed() >= budget {
-                out_of_time = true;
+                rounds.out_of_time = true;
                 break;
             }
             pending = Some(next);
         }
-        let verdicts = verdicts.unwrap_or_default();
-        let score = Score::of_run(listed.as_deref(), &verdicts, &output);
-
-        let unreported: Vec<&String> = graded
-            .iter()
-            .filter(|test| verdicts.verdict(test).is_none())
-            .collect();
-        let mut strays: Vec<String> = verdicts
-            .tests()
-            .filter(|test| {
-                listed
-                    .as_ref()
-                    .is_some_and(|listed| !listed.iter().any(|known| known == test))
-            })
-            .map(|test| format!("{test} (not in the test list)"))
-            .collect();
-        strays.extend(
-            verdicts
-                .repeated
-                .iter()
-                .map(|test| format!("{test} (reported twice)")),
-        );
-
-        let mut told = Vec::new();
-        if !hung.is_empty() {
-            told.push(format!(
-                "{} tests ran longer than {} s and were cut off: {}",
-                hung.len(),
-                self.test_limit.as_secs(),
-                hung.join(", ")
-            ));
-        }
-        if !died.is_empty() {
-            let mut by_end: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-            for (test, how) in &died {
-                by_end.entry(how).or_default().push(test);
-            }
-            for (how, tests) in by_end {
-                told.push(format!(
-                    "the test process ended ({how}) while these tests ran: {}",
-                    tests.join(", ")
-                ));
-            }
-        }
-        if let Some(how) = &odd_exit {
-            told.push(format!(
-                "the test process ended ({how}), which libtest never does on its own (it exits \
-                 with 0 or 101 after its last test): something in it ended the process"
-            ));
-        }
-        let accounted: BTreeSet<&str> = hung
-            .iter()
-            .chain(died.iter().map(|(test, _)| test))
-            .map(String::as_str)
-            .collect();
-        let never: Vec<&str> = unreported
-            .iter()
-            .map(|test| test.as_str())
-            .filter(|test| !accounted.contains(test))
-            .collect();
-        if !never.is_empty() {
-            let why = if out_of_time {
-                format!(
-                    "the submission's time for its test runs ({} s) was spent first",
-                    budget.as_secs()
-                )
-            } else {
-                "they never began".to_owned()
-            };
-            told.push(format!(
-                "{} tests never reported ({why}): {}",
-                never.len(),
-                never.join(", ")
-            ));
-        }
-        if listed.is_none() {
-            told.push("the test binary could not list its tests".to_owned());
-        }
-        let problem = if told.is_empty() {
-            None
-        } else {
-            let trouble = if !hung.is_empty() || out_of_time {
-                Trouble::TimedOut
-            } else {
-                Trouble::EndedEarly
-            };
-            Some((trouble, told.join("; ")))
-        };
-        Ok(Ran {
-            score,
-            problem,
-            stdout_bytes,
-            forged: verdicts.forged,
-            strays,
-        })
+        Ok(rounds)
     }
 
     /// One run of the test binary: every test (`only` is `None`), or just

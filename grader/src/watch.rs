@@ -44,21 +44,9 @@ enum Event {
     Closed,
 }
 
-/// The settings of each run, as `cargo grade` takes them.
-pub struct Options {
-    /// Grade the reference in `solutions/` instead (`--solutions`).
-    pub solutions: bool,
-    /// The test run's wall-clock limit.
-    pub test_limit: Duration,
-    /// The build's wall-clock limit.
-    pub build_limit: Duration,
-    /// Whether the runs go through the sandbox.
-    pub sandbox: bool,
-}
-
 /// Watches the exercises and shows the scorecard until the learner quits.
 /// Exits 0 if the last run passed every claim.
-pub fn run(options: &Options) -> Result<ExitCode, String> {
+pub fn run(options: &scorecard::Options) -> Result<ExitCode, String> {
     let checkout = crate::checkout::repository();
     let folder = if options.solutions {
         "solutions"
@@ -97,12 +85,7 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
         clear();
         println!("grading ({reason})…");
         let started = Instant::now();
-        let graded = scorecard::score(
-            options.solutions,
-            options.test_limit,
-            options.build_limit,
-            options.sandbox,
-        );
+        let graded = scorecard::score(options);
         let took = started.elapsed();
         // Saves made while the run was building belong to the next run.
         let mut pending = None;
@@ -216,7 +199,7 @@ impl Screen {
             Ok(graded) => {
                 passed = graded.score.full_marks();
                 for track in &graded.score.tracks {
-                    text.push_str(&bars(track));
+                    text.push_str(&bars(track, graded.solutions));
                 }
                 if let Some(why) = &graded.unsandboxed {
                     let _ = writeln!(text, "\ngraded WITHOUT the sandbox ({why})");
@@ -400,13 +383,13 @@ fn wrap(line: &str, width: usize) -> Vec<String> {
 }
 
 /// A bar per lesson of one track: points earned of the lesson's points.
-fn bars(track: &TrackScore) -> String {
+fn bars(track: &TrackScore, solutions: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{}: {}    points {}/{}",
         track.track.name(),
-        scorecard::implementation(track.track),
+        scorecard::implementation(track.track, solutions),
         track.earned(),
         track.total()
     );

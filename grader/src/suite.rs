@@ -23,6 +23,7 @@ use crate::process::{self, Caps, Ended, LineSink, Settings, Stderr};
 use crate::sandbox::Sandbox;
 use crate::score::{Scope, Score};
 use crate::verdicts::{Channel, Verdicts};
+use lab_claims::postgres;
 
 /// The graded test target, `tests/lab`.
 const TEST_TARGET: &str = "lab";
@@ -666,12 +667,12 @@ const PG_TEMPLATE_VARIABLE: &str = "FENCING_LAB_PG_TEMPLATE";
 
 /// Makes the fresh cluster a worker's test runs copy: `initdb` in the
 /// worker's sandbox, with the options and the user of the lab's own
-/// (`INITDB_OPTIONS` and `USER` in `src/pg/server.rs`), into
+/// (`lab_claims::postgres`, which the lab's server uses too), into
 /// `dir/cluster`. It runs no code of a submission; the test runs see it
 /// read-only, so none can change it for the next. Returns the cluster's
 /// path, or `None` where `initdb` is not installed (the lab then says so).
 pub fn make_pg_template(sandbox: &Sandbox, dir: &Path) -> Result<Option<PathBuf>, String> {
-    let Some(bin) = postgres_programs() else {
+    let Some(bin) = postgres::programs() else {
         return Ok(None);
     };
     let cluster = dir.join("cluster");
@@ -679,8 +680,8 @@ pub fn make_pg_template(sandbox: &Sandbox, dir: &Path) -> Result<Option<PathBuf>
     sandbox.writable.push(dir.to_path_buf());
     let mut command = sandbox.command(bin.join("initdb"), dir)?;
     command
-        .args(["--auth=trust", "--no-sync", "--encoding=UTF8", "--locale=C"])
-        .args(["--username", "lab", "--pgdata"])
+        .args(postgres::INITDB_OPTIONS)
+        .args(["--username", postgres::USER, "--pgdata"])
         .arg(&cluster)
         .stdin(std::process::Stdio::null());
     let output = command
@@ -694,28 +695,6 @@ pub fn make_pg_template(sandbox: &Sandbox, dir: &Path) -> Result<Option<PathBuf>
         ));
     }
     Ok(Some(cluster))
-}
-
-/// The folder holding `initdb`, found as the lab finds it: the `PATH`, else
-/// Debian's newest `/usr/lib/postgresql/<version>/bin`.
-fn postgres_programs() -> Option<PathBuf> {
-    let on_path: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).collect())
-        .unwrap_or_default();
-    let mut debian: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| {
-            let version = entry.file_name().to_str()?.parse().ok()?;
-            Some((version, entry.path().join("bin")))
-        })
-        .collect();
-    debian.sort();
-    on_path
-        .into_iter()
-        .chain(debian.into_iter().rev().map(|(_, bin)| bin))
-        .find(|dir| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file())
 }
 
 /// Cargo itself: the one that started us when there is one (the xtask

@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use crate::claims::Track;
 use crate::output::{self, Shard};
+use crate::part::Part;
 use crate::report::{self, Graded, Row};
 use crate::sandbox::{self, Sandbox};
 use crate::score::{Scope, Score, Tracks};
@@ -66,6 +67,12 @@ pub struct Options {
     pub jobs: Option<usize>,
     /// The tracks graded.
     pub tracks: Tracks,
+    /// Only this part's claims are graded (`--fill` grades one claim at a
+    /// time); `None` for every claim.
+    pub part: Option<Part>,
+    /// A gradebook whose missing claim columns are graded and added
+    /// (`--fill FILE`), instead of grading every claim.
+    pub fill: Option<PathBuf>,
 }
 
 /// Grades every submission (of the shard), writes the outputs, and checks
@@ -85,34 +92,11 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
     if options.sandbox {
         sandbox::check()?;
     }
-    let names = options.shard.slice(class);
-    let (jobs, chosen) = jobs(options, names.len())?;
-    let (workers, mut suites) = workers(options, &repository, jobs)?;
-    dependencies(options, &repository, &workers, &mut suites)?;
-    progress(format_args!(
-        "grading {} submissions, {jobs} at once{chosen}\n",
-        names.len()
-    ));
-    // Links are followed within the class. A course author's own classes
-    // (tests/class) also link into the lab's reference; a learner's must not.
-    let mut allowed = vec![canonical(&options.submissions)?];
-    let lab = canonical(&repository)?;
-    if allowed[0].starts_with(&lab) {
-        allowed.push(lab);
+    if let Some(gradebook) = &options.fill {
+        return crate::fill::fill(options, &repository, class, gradebook);
     }
-    let contexts: Vec<Context> = workers
-        .iter()
-        .zip(&suites)
-        .map(|(worker, suite)| Context {
-            repository: &repository,
-            worker,
-            suite,
-            allowed: &allowed,
-            class,
-            streaming: jobs == 1,
-        })
-        .collect();
-    let graded = grade_all(options, &contexts, &names)?;
+    let names = options.shard.slice(class);
+    let graded = grade_names(options, &repository, class, &names)?;
 
     let rows: Vec<Row> = graded.iter().map(Row::of).collect();
     let written = output::write_class(
@@ -132,6 +116,43 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         &written.gradebook_bytes,
         options.expect.as_deref(),
     ))
+}
+
+/// Grades the submissions `names` of `class` (each a folder of
+/// `options.submissions`), as many at once as `-j` or the machine allows.
+pub fn grade_names(
+    options: &Options,
+    repository: &Path,
+    class: &[String],
+    names: &[String],
+) -> Result<Vec<Graded>, String> {
+    let (jobs, chosen) = jobs(options, names.len())?;
+    let (workers, mut suites) = workers(options, repository, jobs)?;
+    dependencies(options, repository, &workers, &mut suites)?;
+    progress(format_args!(
+        "grading {} submissions, {jobs} at once{chosen}\n",
+        names.len()
+    ));
+    // Links are followed within the class. A course author's own classes
+    // (tests/class) also link into the lab's reference; a learner's must not.
+    let mut allowed = vec![canonical(&options.submissions)?];
+    let lab = canonical(repository)?;
+    if allowed[0].starts_with(&lab) {
+        allowed.push(lab);
+    }
+    let contexts: Vec<Context> = workers
+        .iter()
+        .zip(&suites)
+        .map(|(worker, suite)| Context {
+            repository,
+            worker,
+            suite,
+            allowed: &allowed,
+            class,
+            streaming: jobs == 1,
+        })
+        .collect();
+    grade_all(options, &contexts, names)
 }
 
 /// The options with absolute paths (cargo runs in the scratch copy, where
@@ -463,7 +484,10 @@ fn class_suite(options: &Options, repository: &Path, worker: &Worker) -> Result<
         dir: worker.scratch.clone(),
         target_dir: worker.target.clone(),
         solutions: false,
-        scope: Scope::whole(options.tracks),
+        scope: Scope {
+            tracks: options.tracks,
+            part: options.part,
+        },
         interactive: false,
         tmp_dir: Some(worker.tmp.clone()),
         pg_template: None,

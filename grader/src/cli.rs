@@ -83,6 +83,9 @@ options:
   --merge SHARD_OUT...  merge these shard output folders into OUTDIR
   --expect FILE         compare gradebook.csv with FILE byte for byte; exit 1 if
                         they differ
+  --fill FILE           grade only the claims whose columns the gradebook FILE
+                        lacks (a claim just added), and write FILE with them
+                        added to OUTDIR/gradebook.csv
   --timeout SECS        the longest one test run may take (default 60)
   --build-timeout SECS  the longest one build may take (default 600)
   --solutions           grade the reference instead of this checkout's exercises
@@ -193,6 +196,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Mode, String> {
             Long("submissions") => given.submissions = Some(path(&mut parser)?),
             Long("out") => given.out = Some(path(&mut parser)?),
             Long("expect") => given.expect = Some(path(&mut parser)?),
+            Long("fill") => given.fill = Some(path(&mut parser)?),
             Long("timeout") => given.test_limit = seconds(&mut parser, "--timeout")?,
             Long("build-timeout") => given.build_limit = seconds(&mut parser, "--build-timeout")?,
             Long("solutions") => given.solutions = true,
@@ -232,6 +236,7 @@ struct Given {
     submissions: Option<PathBuf>,
     out: Option<PathBuf>,
     expect: Option<PathBuf>,
+    fill: Option<PathBuf>,
     test_limit: Duration,
     build_limit: Duration,
     solutions: bool,
@@ -265,6 +270,7 @@ impl Default for Given {
             submissions: None,
             out: None,
             expect: None,
+            fill: None,
             test_limit: Duration::from_secs(60),
             build_limit: Duration::from_secs(600),
             solutions: false,
@@ -394,6 +400,14 @@ impl Given {
         if self.solutions && class {
             return Err("--solutions is for the scorecard, not for a class".to_owned());
         }
+        if self.fill.is_some()
+            && (self.submissions.is_none() || self.expect.is_some() || self.shard.is_some())
+        {
+            return Err(
+                "--fill is for a whole class graded with --submissions, without --expect or --shard"
+                    .to_owned(),
+            );
+        }
         if let Some(shards) = self.merge {
             return match (self.out, self.submissions, self.shard) {
                 (Some(out), None, None) => Ok(Mode::Merge {
@@ -424,6 +438,8 @@ impl Given {
                 accept: self.accept,
                 jobs: self.jobs,
                 tracks: self.tracks,
+                part: None,
+                fill: self.fill,
             })),
             (Some(_), None) => {
                 Err("--submissions needs --out OUTDIR: where to write the gradebook".to_owned())

@@ -26,7 +26,8 @@
 //! - `explain`: `--explain`, a lesson at full marks: the reference's lines
 //!   (`reference`) beside the learner's, and its pitfalls (`pitfalls`).
 //! - `reset`: `--reset`, an exercise file back to its stub.
-//! - `class`: batch grading, one submission after the other.
+//! - `class`: batch grading, one submission after the other; `fill`,
+//!   `--fill`, a gradebook given the columns of claims added since.
 //! - `submission`: which folders are submissions, and reading their files.
 //! - `scratch`: the scratch copy of the lab a class is built in.
 //! - `output`: the output folder: its place, its lock, its files, merging.
@@ -52,6 +53,7 @@ mod class;
 mod classroom;
 mod cli;
 mod explain;
+mod fill;
 mod flags;
 mod full_marks;
 mod gradescope;

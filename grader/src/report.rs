@@ -225,21 +225,9 @@ impl Row {
 /// and `total`; another track's start with its key (`postgres L1.1`).
 pub fn gradebook(rows: &[Row], tracks: Tracks) -> Result<Vec<u8>, String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["submission".to_owned()];
-    for &track in tracks.list() {
-        let prefix = match track {
-            Track::Sqlite => String::new(),
-            _ => format!("{} ", track.key()),
-        };
-        header.extend(
-            CLAIMS
-                .iter()
-                .filter(|claim| claim.on(track))
-                .map(|claim| format!("{prefix}{}", claim.id)),
-        );
-        header.push(format!("{prefix}total"));
-    }
-    writer.write_record(&header).map_err(csv_error)?;
+    writer
+        .write_record(gradebook_header(tracks))
+        .map_err(csv_error)?;
     for submission in rows {
         let mut row = vec![spreadsheet_safe(&submission.name)];
         for track in &submission.tracks {
@@ -257,6 +245,31 @@ pub fn gradebook(rows: &[Row], tracks: Tracks) -> Result<Vec<u8>, String> {
     writer
         .into_inner()
         .map_err(|error| format!("cannot write the gradebook: {error}"))
+}
+
+/// The gradebook's header: `submission`, then per graded track its claims'
+/// columns and its total (see [`gradebook_column`]).
+pub fn gradebook_header(tracks: Tracks) -> Vec<String> {
+    let mut header = vec!["submission".to_owned()];
+    for &track in tracks.list() {
+        header.extend(
+            CLAIMS
+                .iter()
+                .filter(|claim| claim.on(track))
+                .map(|claim| gradebook_column(track, claim.id)),
+        );
+        header.push(gradebook_column(track, "total"));
+    }
+    header
+}
+
+/// A track's column in the gradebook: the claim id (or `total`) on SQLite,
+/// after the track's key on another (`postgres L1.1`).
+pub fn gradebook_column(track: Track, name: &str) -> String {
+    match track {
+        Track::Sqlite => name.to_owned(),
+        _ => format!("{} {name}", track.key()),
+    }
 }
 
 /// The class's own rules, said on stderr when broken: a mutant is a known

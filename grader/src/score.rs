@@ -93,10 +93,6 @@ pub struct Scope {
 }
 
 impl Scope {
-    /// Every claim of `tracks`, as a class is graded.
-    pub fn whole(tracks: Tracks) -> Scope {
-        Scope { tracks, part: None }
-    }
 
     /// Whether `claim` is scored: every claim, or the part's.
     pub fn claim_graded(self, claim: &Claim) -> bool {

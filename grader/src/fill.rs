@@ -1,0 +1,191 @@
+//! `--fill GRADEBOOK`: a committed gradebook given the columns of claims
+//! added since it was written, each graded alone over the whole class,
+//! instead of grading every claim again. The one command that derives a new
+//! claim's files (`.ci/regenerate`) runs it for each committed class.
+//!
+//! Only missing columns are graded: the cells already there are kept as
+//! they are, so a change to what an existing test checks needs the class
+//! graded whole. A gradebook with a column no claim of the catalogue has
+//! now, or other submissions than the class's, is refused for the same
+//! reason. A track's total is the sum of its claims again, except for a
+//! submission on hold, whose total waits for an instructor.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::claims::{CLAIMS, Track};
+use crate::class::{self, Options};
+use crate::part::Part;
+use crate::report::{self, ON_HOLD};
+
+/// Grades the claims `gradebook` lacks a column of, over the whole class,
+/// and writes `gradebook` with their columns to `options.out`.
+pub fn fill(
+    options: &Options,
+    repository: &Path,
+    class: &[String],
+    gradebook: &Path,
+) -> Result<ExitCode, String> {
+    let text = fs::read_to_string(gradebook)
+        .map_err(|error| format!("cannot read {}: {error}", gradebook.display()))?;
+    let mut table = Table::read(&text, gradebook)?;
+    let header = report::gradebook_header(options.tracks);
+    let whole = "grade the class whole instead";
+    if let Some(stray) = table.header.iter().find(|column| !header.contains(column)) {
+        return Err(format!(
+            "{} has a column {stray:?} that no claim graded here has: {whole}",
+            gradebook.display()
+        ));
+    }
+    let mut names: Vec<&String> = table.rows.keys().collect();
+    names.sort();
+    if names
+        .iter()
+        .map(|name| name.as_str())
+        .ne(class.iter().map(String::as_str))
+    {
+        return Err(format!(
+            "{} does not hold a row for each submission of the class: {whole}",
+            gradebook.display()
+        ));
+    }
+    let missing: Vec<&'static str> = CLAIMS
+        .iter()
+        .filter(|claim| {
+            options.tracks.list().iter().any(|&track| {
+                claim.on(track)
+                    && !table
+                        .header
+                        .contains(&report::gradebook_column(track, claim.id))
+            })
+        })
+        .map(|claim| claim.id)
+        .collect();
+    for &id in &missing {
+        println!("grading {id}, which {} lacks", gradebook.display());
+        let alone = Options {
+            part: Some(Part::Claim(id)),
+            ..options.clone()
+        };
+        for graded in class::grade_names(&alone, repository, class, class)? {
+            let row = report::Row::of(&graded);
+            for track in &row.tracks {
+                let track_of = Track::ALL.into_iter().find(|t| t.key() == track.track);
+                for (claim, _, earned) in &track.claims {
+                    if let Some(track) = track_of {
+                        table.set(&row.name, report::gradebook_column(track, claim), *earned);
+                    }
+                }
+            }
+        }
+    }
+    table.total(options.tracks.list());
+    let out = options.out.join("gradebook.csv");
+    fs::create_dir_all(&options.out)
+        .map_err(|error| format!("cannot create {}: {error}", options.out.display()))?;
+    fs::write(&out, table.write(&header)?)
+        .map_err(|error| format!("cannot write {}: {error}", out.display()))?;
+    match missing.as_slice() {
+        [] => println!("{} lacks no claim's column", gradebook.display()),
+        ids => println!("graded {} alone", ids.join(", ")),
+    }
+    println!("wrote {}", out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A gradebook as cells: its header, and each submission's row by column.
+struct Table {
+    header: Vec<String>,
+    rows: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl Table {
+    fn read(text: &str, path: &Path) -> Result<Table, String> {
+        let bad = |error: csv::Error| format!("cannot read {}: {error}", path.display());
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let header: Vec<String> = reader
+            .headers()
+            .map_err(bad)?
+            .iter()
+            .map(str::to_owned)
+            .collect();
+        let mut rows = BTreeMap::new();
+        for record in reader.records() {
+            let record = record.map_err(bad)?;
+            let cells: BTreeMap<String, String> = header
+                .iter()
+                .cloned()
+                .zip(record.iter().map(str::to_owned))
+                .collect();
+            let name = cells.get("submission").cloned().unwrap_or_default();
+            rows.insert(name, cells);
+        }
+        Ok(Table { header, rows })
+    }
+
+    fn set(&mut self, submission: &str, column: String, earned: u32) {
+        if let Some(row) = self.rows.get_mut(submission) {
+            row.insert(column, earned.to_string());
+        }
+    }
+
+    /// Each track's total as the sum of its claims, but on hold.
+    fn total(&mut self, tracks: &[Track]) {
+        for row in self.rows.values_mut() {
+            for &track in tracks {
+                let column = report::gradebook_column(track, "total");
+                if row.get(&column).map(String::as_str) == Some(ON_HOLD) {
+                    continue;
+                }
+                let sum: u32 = CLAIMS
+                    .iter()
+                    .filter(|claim| claim.on(track))
+                    .filter_map(|claim| row.get(&report::gradebook_column(track, claim.id)))
+                    .filter_map(|cell| cell.parse::<u32>().ok())
+                    .sum();
+                row.insert(column, sum.to_string());
+            }
+        }
+    }
+
+    /// The gradebook again, its columns in `header`'s order.
+    fn write(&self, header: &[String]) -> Result<Vec<u8>, String> {
+        let bad = |error: csv::Error| format!("cannot write the gradebook: {error}");
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        writer.write_record(header).map_err(bad)?;
+        for row in self.rows.values() {
+            let cells = header
+                .iter()
+                .map(|column| row.get(column).map_or("", String::as_str));
+            writer.write_record(cells).map_err(bad)?;
+        }
+        writer
+            .into_inner()
+            .map_err(|error| format!("cannot write the gradebook: {error}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_filled_column_joins_the_total_but_on_hold() {
+        let text = "submission,L1.1,total\nheld,1,on hold\nmutant,0,0\n";
+        let mut table = Table::read(text, Path::new("gradebook.csv")).unwrap();
+        table.set("mutant", "L1.2".to_owned(), 1);
+        table.set("held", "L1.2".to_owned(), 1);
+        table.set("nobody", "L1.2".to_owned(), 1);
+        table.total(&[Track::Sqlite]);
+        let header: Vec<String> = ["submission", "L1.1", "L1.2", "total"]
+            .map(str::to_owned)
+            .to_vec();
+        let written = String::from_utf8(table.write(&header).unwrap()).unwrap();
+        assert_eq!(
+            written,
+            "submission,L1.1,L1.2,total\nheld,1,1,on hold\nmutant,0,1,1\n"
+        );
+    }
+}

@@ -48,97 +48,13 @@ pub const CLAIMS_FOLDER: &str = "claims";
 /// The page of the class sorted by points.
 pub const BY_POINTS: &str = "by-points.html";
 
-const STYLE: &str = "
-* { box-sizing: border-box; }
-body { font: 14px/1.4 system-ui, sans-serif; margin: 0.6em 1.2em; color: #1b1b1b; }
-p { margin: 0.3em 0; }
-h1 { font-size: 1.4em; margin: 0 0 0.2em; } h2 { font-size: 1.1em; margin: 0.6em 0 0.3em; }
-h3 { font-size: 1em; margin: 0 0 0.3em; }
-a { color: #0b4f9c; }
-nav { margin: 0.2em 0; }
-p.sandbox-off { background: #f4b9b2; padding: 0.5em; }
-.legend span { padding: 0 0.5em; margin-right: 0.5em; }
-.pass { background: #bfe8c2; } .fail { background: #f4b9b2; } .error { background: #f7dd9c; }
-.unscored.pass { background: #e4f3e5; } .unscored.fail { background: #f8e2df; }
-.unscored.error { background: #fbf0d6; }
-.grid td.nocompile { background: #f7dd9c; text-align: left; font-weight: bold; padding-left: 1em; }
-.grid td.nocompile a { display: inline-block; position: sticky; left: 39.5em; }
-.scroll { overflow: auto; max-height: calc(100vh - 1em); border: 1px solid #b8b8b8; }
-table { border-collapse: separate; border-spacing: 0; }
-.grid { font-size: 12px; }
-.grid th, .grid td { border-right: 1px solid #c8c8c8; border-bottom: 1px solid #c8c8c8;
-  padding: 0 4px; height: 18px; line-height: 16px; text-align: center; white-space: nowrap; }
-.grid td a { display: block; color: inherit; text-decoration: none; }
-.grid td a:hover, .grid td a:focus { text-decoration: underline; }
-.grid thead th { position: sticky; top: 0; z-index: 2; background: #eef0f3; }
-.grid thead tr.claims th { top: 18px; }
-.grid th.lesson { border-left: 2px solid #8a8a8a; }
-.grid .first { border-left: 2px solid #8a8a8a; }
-.grid th.unscored-head { background: #f6f6f6; color: #555; font-weight: normal; }
-.grid .fixed { position: sticky; z-index: 1; background: #fff; overflow: hidden;
-  text-overflow: ellipsis; }
-.grid thead .fixed, .grid tfoot .fixed { z-index: 3; background: #eef0f3; }
-.grid .c-name { left: 0; width: 19em; min-width: 19em; max-width: 19em; text-align: left; }
-.grid .c-points { left: 19em; width: 6.5em; min-width: 6.5em; max-width: 6.5em; text-align: right; }
-.grid .c-status { left: 25.5em; width: 9.5em; min-width: 9.5em; max-width: 9.5em; text-align: left; }
-.grid .c-flags { left: 35em; width: 3.8em; min-width: 3.8em; max-width: 3.8em;
-  border-right: 2px solid #8a8a8a; }
-.grid .c-label { left: 0; text-align: right; }
-tr.status-pass td.c-status { color: #1e6b27; } tr.status-fail td.c-status { color: #a3231a; }
-tr.status-error td.c-status { color: #8a5a00; }
-.grid tfoot td, .grid tfoot th { background: #f7f7f7; font-size: 0.85em; }
-.grid td.hardest { outline: 3px solid #b3261e; outline-offset: -3px; font-weight: bold; }
-.grid td.rate.unscored { color: #777; font-style: italic; }
-table.card, table.list { border-collapse: collapse; margin: 0.3em 0; }
-table.card th, table.card td, table.list th, table.list td { border: 1px solid #c8c8c8;
-  padding: 2px 6px; text-align: left; vertical-align: top; }
-section.failure { border: 1px solid #c8c8c8; border-left: 5px solid #b3261e; padding: 0.5em 0.8em;
-  margin: 0.8em 0; }
-section.failure.noresult { border-left-color: #c08a00; }
-dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: 0.1em 0.8em; margin: 0.4em 0; }
-dl.fields dt { font-weight: bold; } dl.fields dd { margin: 0; }
-pre { margin: 0; white-space: pre-wrap; font: 12.5px/1.35 ui-monospace, monospace; }
-pre.block { background: #f6f6f6; border: 1px solid #ddd; padding: 0.5em; }
-.muted { color: #666; }
-@media print {
-  @page { size: landscape; margin: 1cm; }
-  body { margin: 0; font-size: 9px; }
-  nav, .noprint { display: none; }
-  .scroll { overflow: visible; max-height: none; border: none; }
-  .grid .fixed, .grid thead th { position: static; }
-  .grid th, .grid td { height: auto; padding: 0 2px; }
-  section.failure { break-inside: avoid; }
-  a { color: inherit; text-decoration: none; }
-}
-";
+/// The pages' style, inline in each page's head.
+const STYLE: &str = include_str!("style.css");
 
 /// Sorts a grid in place when a column head is clicked; without it the
-/// heads are plain links to the pre-sorted pages.
-const SCRIPT: &str = "
-document.querySelectorAll('table.grid a[data-sort]').forEach(function (head) {
-  head.addEventListener('click', function (event) {
-    event.preventDefault();
-    var key = head.getAttribute('data-sort');
-    var body = head.closest('table').tBodies[0];
-    var rank = function (row) {
-      if (key === 'name') return 0;
-      if (key === 'points') return -Number(row.getAttribute('data-points'));
-      var cell = row.querySelector('td[data-claim=\"' + key + '\"]');
-      if (!cell) return 1;
-      return cell.classList.contains('fail') ? 0 : cell.classList.contains('pass') ? 2 : 1;
-    };
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
-      return rank(a) - rank(b) || (a.getAttribute('data-submission') <
-        b.getAttribute('data-submission') ? -1 : 1);
-    });
-    rows.forEach(function (row) { body.appendChild(row); });
-    var note = document.getElementById('sorted');
-    if (note) note.textContent = 'sorted by ' + (key === 'name' || key === 'points' ? key :
-      'claim ' + key + ', its failures first');
-  });
-});
-";
+/// heads are plain links to the pre-sorted pages. Inline in the class
+/// pages' head, run when the page is loaded.
+const SCRIPT: &str = include_str!("sort.js");
 
 /// Every page of the report. `details` holds each submission's
 /// `results.json`, by name (a name without one gets pages from its row).
@@ -183,11 +99,11 @@ enum Order {
 fn head(page: &mut String, title: &str, script: bool) {
     page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     let _ = writeln!(page, "<title>{}</title>", escape(title));
-    let _ = writeln!(page, "<style>{STYLE}</style>");
+    let _ = writeln!(page, "<style>\n{STYLE}</style>");
     if script {
         let _ = writeln!(
             page,
-            "<script>\n'use strict';\naddEventListener('DOMContentLoaded', function () {{{SCRIPT}}});\n</script>"
+            "<script>\n'use strict';\naddEventListener('DOMContentLoaded', function () {{\n{SCRIPT}}});\n</script>"
         );
     }
     page.push_str("</head>\n<body>\n");

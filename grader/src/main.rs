@@ -43,7 +43,7 @@
 //! - `report`: gradebook, results.json, summary, class rules, `--expect`.
 //! - `html`: `index.html`, the class report.
 //!
-//! Beside it, `src/bin/book.rs` (`cargo book`) writes the book's and the
+//! Beside it, `src/bin/book/` (`cargo book`) writes the book's and the
 //! README's generated parts from the claim catalogue, and checks them.
 //! `.ci/import-circles` keeps the arrows between these modules one way.
 

@@ -93,7 +93,6 @@ pub struct Scope {
 }
 
 impl Scope {
-
     /// Whether `claim` is scored: every claim, or the part's.
     pub fn claim_graded(self, claim: &Claim) -> bool {
         self.part.is_none_or(|part| part.holds(claim))

@@ -1,0 +1,165 @@
+//! `cargo book`: writes the parts of the book (`book/src/`) and the README
+//! that are read off the lab itself, so that they cannot drift from it, and
+//! draws the lesson's sequence diagram from the L1 transcript.
+//!
+//! A generated part sits between two HTML comments, invisible on a code
+//! host and in mdBook alike:
+//!
+//! - a block: `<!-- generated: claims L4 -->` … `<!-- end generated -->`,
+//!   where the kind is `claims` (the lesson's claims and their tests),
+//!   `story` (the lesson's committed transcript), `pitfalls` (the committed
+//!   mutants that lose a claim of the lesson) or `lessons` (every lesson,
+//!   its claims and points, one line each);
+//! - a number in running text: `<!-- n: tests-sqlite -->85<!-- /n -->`
+//!   (or a short list: `sqlite-only`, the claims no server track runs);
+//! - a sample screen: `<!-- sample: class mutant-ge-instead-of-eq -->`
+//!   before a fenced block, whose points and bars are written from that row
+//!   of the class's gradebook (the rest of the block is the text's own).
+//!
+//! Sources: the claim catalogue (`claims/`), the committed snapshots under
+//! `tests/lab/`, the classes' gradebooks (`tests/class*/gradebook.csv`), and
+//! the test binaries' `--list` output, given as files (`--list FILE`, once
+//! per build: the SQLite tests, with `postgres`, with `etcd`).
+//!
+//! `cargo book --list … --check` writes nothing and exits 1 if a file would
+//! change (CI runs it); without `--check` it rewrites the files.
+//!
+//! The parts: `lab`, what the lab says (tests, transcripts, gradebooks);
+//! `blocks`, a page's generated blocks and numbers; `samples`, the sample
+//! screens; `sequence`, the diagram.
+
+mod blocks;
+mod lab;
+mod samples;
+mod sequence;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use blocks::fill;
+use lab::Lab;
+use sequence::sequence_svg;
+
+/// The files whose generated parts this writes, from the checkout's root.
+const PAGES: &str = "book/src";
+/// The diagram, drawn from L1.1's lines of the L1 transcript.
+const DIAGRAM: &str = "book/src/sequence.svg";
+/// The benchmark's committed chart, and its copy in the book.
+const CHART: (&str, &str) = ("bench/results/throughput.svg", "book/src/throughput.svg");
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(error) => {
+            eprintln!("book: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> Result<bool, String> {
+    let mut lists = Vec::new();
+    let mut check = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--check" => check = true,
+            "--list" => lists
+                .push(PathBuf::from(args.next().ok_or(
+                    "--list takes a file: a test binary's --list output",
+                )?)),
+            "-h" | "--help" => {
+                println!(
+                    "usage: cargo book --list FILE [--list FILE]... [--check]\n\n\
+                     rewrites the generated parts of book/src/*.md and README.md,\n\
+                     book/src/sequence.svg and book/src/throughput.svg; --check writes\n\
+                     nothing and fails if one would change"
+                );
+                return Ok(true);
+            }
+            other => return Err(format!("unknown argument {other:?}; see --help")),
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("the grader has no parent folder")?
+        .to_path_buf();
+    let lab = Lab::read(&root, &lists)?;
+
+    let mut files: Vec<PathBuf> = vec![root.join("README.md")];
+    let mut pages: Vec<PathBuf> = Vec::new();
+    find_files(&root.join(PAGES), "md", &mut pages)?;
+    pages.sort();
+    files.extend(pages);
+
+    let mut same = true;
+    for file in &files {
+        let old = fs::read_to_string(file)
+            .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+        let new = fill(&old, &lab).map_err(|error| format!("{}: {error}", file.display()))?;
+        same &= write_or_compare(&root, file, &old, &new, check)?;
+    }
+    let diagram = root.join(DIAGRAM);
+    let old = fs::read_to_string(&diagram).unwrap_or_default();
+    let new = sequence_svg(&lab.stories)?;
+    same &= write_or_compare(&root, &diagram, &old, &new, check)?;
+    // The benchmark's chart, as the benchmark last drew it.
+    let chart = root.join(CHART.1);
+    let old = fs::read_to_string(&chart).unwrap_or_default();
+    let new = fs::read_to_string(root.join(CHART.0))
+        .map_err(|error| format!("cannot read {}: {error}", CHART.0))?;
+    same &= write_or_compare(&root, &chart, &old, &new, check)?;
+    if check && same {
+        println!(
+            "the book's and the README's generated parts match the lab ({} files)",
+            files.len() + 2
+        );
+    }
+    Ok(same)
+}
+
+fn write_or_compare(
+    root: &Path,
+    file: &Path,
+    old: &str,
+    new: &str,
+    check: bool,
+) -> Result<bool, String> {
+    if old == new {
+        return Ok(true);
+    }
+    let shown = file.strip_prefix(root).unwrap_or(file).display();
+    if check {
+        let line = old
+            .lines()
+            .zip(new.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| old.lines().count().min(new.lines().count()));
+        eprintln!(
+            "{shown} differs from what `cargo book` writes, from line {}: run .ci/book and commit",
+            line + 1
+        );
+        Ok(false)
+    } else {
+        fs::write(file, new).map_err(|error| format!("cannot write {shown}: {error}"))?;
+        println!("wrote {shown}");
+        Ok(true)
+    }
+}
+
+/// Every file under `dir` whose name ends in `.extension`, at any depth.
+fn find_files(dir: &Path, extension: &str, into: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries =
+        fs::read_dir(dir).map_err(|error| format!("cannot read {}: {error}", dir.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            find_files(&path, extension, into)?;
+        } else if path.extension().is_some_and(|found| found == extension) {
+            into.push(path);
+        }
+    }
+    Ok(())
+}

@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::claims::Track;
+use crate::fill::Filling;
 use crate::output::{self, Shard};
 use crate::part::Part;
 use crate::report::{self, Graded, Row};
@@ -93,7 +94,7 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         sandbox::check()?;
     }
     if let Some(gradebook) = &options.fill {
-        return crate::fill::fill(options, &repository, class, gradebook);
+        return fill(options, &repository, class, gradebook);
     }
     let names = options.shard.slice(class);
     let graded = grade_names(options, &repository, class, &names)?;
@@ -116,6 +117,39 @@ pub fn grade(options: &Options) -> Result<ExitCode, String> {
         &written.gradebook_bytes,
         options.expect.as_deref(),
     ))
+}
+
+/// `--fill`: grades each claim `gradebook` lacks a column of, alone over
+/// the whole class, and writes `gradebook` with their columns to the
+/// output folder (see [`crate::fill`]).
+fn fill(
+    options: &Options,
+    repository: &Path,
+    class: &[String],
+    gradebook: &Path,
+) -> Result<ExitCode, String> {
+    let mut filling = Filling::read(gradebook, options.tracks, class)?;
+    let missing = filling.missing();
+    for &id in &missing {
+        println!("grading {id}, which {} lacks", gradebook.display());
+        let alone = Options {
+            part: Some(Part::Claim(id)),
+            ..options.clone()
+        };
+        let graded = grade_names(&alone, repository, class, class)?;
+        filling.add(&graded.iter().map(Row::of).collect::<Vec<_>>());
+    }
+    let out = options.out.join("gradebook.csv");
+    fs::create_dir_all(&options.out)
+        .map_err(|error| format!("cannot create {}: {error}", options.out.display()))?;
+    fs::write(&out, filling.write()?)
+        .map_err(|error| format!("cannot write {}: {error}", out.display()))?;
+    match missing.as_slice() {
+        [] => println!("{} lacks no claim's column", gradebook.display()),
+        ids => println!("graded {} alone", ids.join(", ")),
+    }
+    println!("wrote {}", out.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Grades the submissions `names` of `class` (each a folder of

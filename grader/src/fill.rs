@@ -13,86 +13,87 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
-use std::process::ExitCode;
 
 use crate::claims::{CLAIMS, Track};
-use crate::class::{self, Options};
-use crate::part::Part;
-use crate::report::{self, ON_HOLD};
+use crate::report::{self, ON_HOLD, Row};
+use crate::score::Tracks;
 
-/// Grades the claims `gradebook` lacks a column of, over the whole class,
-/// and writes `gradebook` with their columns to `options.out`.
-pub fn fill(
-    options: &Options,
-    repository: &Path,
-    class: &[String],
-    gradebook: &Path,
-) -> Result<ExitCode, String> {
-    let text = fs::read_to_string(gradebook)
-        .map_err(|error| format!("cannot read {}: {error}", gradebook.display()))?;
-    let mut table = Table::read(&text, gradebook)?;
-    let header = report::gradebook_header(options.tracks);
-    let whole = "grade the class whole instead";
-    if let Some(stray) = table.header.iter().find(|column| !header.contains(column)) {
-        return Err(format!(
-            "{} has a column {stray:?} that no claim graded here has: {whole}",
-            gradebook.display()
-        ));
+/// A committed gradebook being filled: read, checked against the class,
+/// given the cells of the claims it lacked, written again.
+pub struct Filling {
+    table: Table,
+    tracks: Tracks,
+}
+
+impl Filling {
+    /// Reads `gradebook`, and checks that only claims are missing from it:
+    /// every column one the catalogue has on `tracks`, a row for each
+    /// submission of `class` and no other.
+    pub fn read(gradebook: &Path, tracks: Tracks, class: &[String]) -> Result<Filling, String> {
+        let text = fs::read_to_string(gradebook)
+            .map_err(|error| format!("cannot read {}: {error}", gradebook.display()))?;
+        let table = Table::read(&text, gradebook)?;
+        let header = report::gradebook_header(tracks);
+        let whole = "grade the class whole instead";
+        if let Some(stray) = table.header.iter().find(|column| !header.contains(column)) {
+            return Err(format!(
+                "{} has a column {stray:?} that no claim graded here has: {whole}",
+                gradebook.display()
+            ));
+        }
+        let mut names: Vec<&String> = table.rows.keys().collect();
+        names.sort();
+        if names
+            .iter()
+            .map(|name| name.as_str())
+            .ne(class.iter().map(String::as_str))
+        {
+            return Err(format!(
+                "{} does not hold a row for each submission of the class: {whole}",
+                gradebook.display()
+            ));
+        }
+        Ok(Filling { table, tracks })
     }
-    let mut names: Vec<&String> = table.rows.keys().collect();
-    names.sort();
-    if names
-        .iter()
-        .map(|name| name.as_str())
-        .ne(class.iter().map(String::as_str))
-    {
-        return Err(format!(
-            "{} does not hold a row for each submission of the class: {whole}",
-            gradebook.display()
-        ));
-    }
-    let missing: Vec<&'static str> = CLAIMS
-        .iter()
-        .filter(|claim| {
-            options.tracks.list().iter().any(|&track| {
-                claim.on(track)
-                    && !table
-                        .header
-                        .contains(&report::gradebook_column(track, claim.id))
+
+    /// The claims whose column is missing on one of the tracks, in the
+    /// catalogue's order.
+    pub fn missing(&self) -> Vec<&'static str> {
+        CLAIMS
+            .iter()
+            .filter(|claim| {
+                self.tracks.list().iter().any(|&track| {
+                    claim.on(track)
+                        && !self
+                            .table
+                            .header
+                            .contains(&report::gradebook_column(track, claim.id))
+                })
             })
-        })
-        .map(|claim| claim.id)
-        .collect();
-    for &id in &missing {
-        println!("grading {id}, which {} lacks", gradebook.display());
-        let alone = Options {
-            part: Some(Part::Claim(id)),
-            ..options.clone()
-        };
-        for graded in class::grade_names(&alone, repository, class, class)? {
-            let row = report::Row::of(&graded);
-            for track in &row.tracks {
-                let track_of = Track::ALL.into_iter().find(|t| t.key() == track.track);
-                for (claim, _, earned) in &track.claims {
-                    if let Some(track) = track_of {
-                        table.set(&row.name, report::gradebook_column(track, claim), *earned);
-                    }
+            .map(|claim| claim.id)
+            .collect()
+    }
+
+    /// Takes the cells of every claim graded in `rows`.
+    pub fn add(&mut self, rows: &[Row]) {
+        for row in rows {
+            for scores in &row.tracks {
+                let Some(track) = Track::ALL.into_iter().find(|t| t.key() == scores.track) else {
+                    continue;
+                };
+                for (claim, _, earned) in &scores.claims {
+                    self.table
+                        .set(&row.name, report::gradebook_column(track, claim), *earned);
                 }
             }
         }
     }
-    table.total(options.tracks.list());
-    let out = options.out.join("gradebook.csv");
-    fs::create_dir_all(&options.out)
-        .map_err(|error| format!("cannot create {}: {error}", options.out.display()))?;
-    fs::write(&out, table.write(&header)?)
-        .map_err(|error| format!("cannot write {}: {error}", out.display()))?;
-    match missing.as_slice() {
-        [] => println!("{} lacks no claim's column", gradebook.display()),
-        ids => println!("graded {} alone", ids.join(", ")),
+
+    /// The gradebook filled, totals summed again.
+    pub fn write(mut self) -> Result<Vec<u8>, String> {
+        self.table.total(self.tracks.list());
+        self.table.write(&report::gradebook_header(self.tracks))
     }
-    println!("wrote {}", out.display());
-    Ok(ExitCode::SUCCESS)
 }
 
 /// A gradebook as cells: its header, and each submission's row by column.

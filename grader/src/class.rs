@@ -28,7 +28,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::claims::Track;
 use crate::fill::Filling;
 use crate::output::{self, Shard};
 use crate::part::Part;
@@ -37,6 +36,7 @@ use crate::sandbox::{self, Sandbox};
 use crate::score::{Scope, Score, Tracks};
 use crate::suite::{Built, Suite};
 use crate::{cache, flags, scratch, submission};
+use lab_claims::Track;
 
 /// Said in every report of a class graded with `--no-sandbox`.
 pub const NO_SANDBOX: &str = "graded WITHOUT the sandbox (--no-sandbox): the code under test \

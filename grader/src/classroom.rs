@@ -18,8 +18,8 @@
 
 use std::fmt::Write as _;
 
-use crate::claims::{CLAIMS, LESSONS, Track};
 use crate::part::Part;
+use lab_claims::{CLAIMS, LESSONS, Track};
 
 /// The workflow for the tracks graded (`--postgres`, `--etcd`,
 /// `--postgres-sql` add theirs to SQLite), one step per claim or, with
@@ -202,7 +202,7 @@ fn step_id(part: Part) -> String {
 fn step_name(part: Part) -> String {
     match part {
         Part::Claim(id) => {
-            let claim = crate::claims::claim(id).map_or("", |claim| claim.text);
+            let claim = lab_claims::claim(id).map_or("", |claim| claim.text);
             format!("{id} {claim}")
         }
         Part::Lesson(id) => {
@@ -258,7 +258,7 @@ mod tests {
         ] {
             let total: u32 = tracks
                 .iter()
-                .map(|&track| crate::claims::total_points_on(track))
+                .map(|&track| lab_claims::total_points_on(track))
                 .sum();
             for by_lesson in [false, true] {
                 let steps = steps(&workflow(tracks, by_lesson));

@@ -5,11 +5,11 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::claims::Track;
 use crate::output::Shard;
 use crate::part::Part;
 use crate::score::{Scope, Tracks};
 use crate::{class, gradescope, scorecard};
+use lab_claims::Track;
 
 /// The help text.
 pub const USAGE: &str = "\

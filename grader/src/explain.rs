@@ -11,10 +11,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::claims::{LESSONS, Lesson, Track};
 use crate::pitfalls;
 use crate::reference;
 use crate::score::{Status, TrackScore};
+use lab_claims::{LESSONS, Lesson, Track};
 
 /// The narrowest terminal that gets the reference and the learner's lines
 /// side by side; a narrower one gets them one above the other.

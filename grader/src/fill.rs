@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use crate::claims::{CLAIMS, Track};
 use crate::report::{self, ON_HOLD, Row};
 use crate::score::Tracks;
+use lab_claims::{CLAIMS, Track};
 
 /// A committed gradebook being filled: read, checked against the class,
 /// given the cells of the claims it lacked, written again.

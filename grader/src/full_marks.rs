@@ -9,11 +9,11 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::claims::{LESSONS, Track};
 use crate::explain;
 use crate::reference;
 use crate::reset;
 use crate::score::Score;
+use lab_claims::{LESSONS, Track};
 
 /// What the screen shows below the bars.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -278,7 +278,7 @@ mod tests {
     /// A SQLite score where the claims of the lessons `passing` pass and
     /// every other fails.
     fn score(passing: &[&str]) -> Score {
-        let claims = crate::claims::CLAIMS
+        let claims = lab_claims::CLAIMS
             .iter()
             .filter(|claim| claim.on(Track::Sqlite))
             .map(|claim| {

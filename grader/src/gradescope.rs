@@ -27,10 +27,10 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::claims::Track;
 use crate::libtest::cut_at_boundary;
 use crate::score::Graded;
 use crate::score::{ClaimScore, Status};
+use lab_claims::Track;
 
 /// The characters of a test's printed output kept in its `output`.
 const PRINTED_CHARS: usize = 2000;
@@ -198,7 +198,7 @@ mod tests {
         let results = results(&graded(Vec::new()), "\nScorecard\n\nPoints 0/35\n");
         let tests = results["tests"].as_array().unwrap();
         let max: u64 = tests.iter().map(|t| t["max_score"].as_u64().unwrap()).sum();
-        assert_eq!(max, u64::from(crate::claims::total_points()));
+        assert_eq!(max, u64::from(lab_claims::total_points()));
         assert!(tests.iter().all(|t| t["status"] == "failed"));
         assert!(tests.iter().all(|t| t["visibility"] == "visible"));
         assert_eq!(results["score"], 0);

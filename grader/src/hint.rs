@@ -14,14 +14,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use crate::claims::{self, CLAIMS, LESSONS, Track, hints};
+use lab_claims::{CLAIMS, LESSONS, Track, hints};
 
 /// Prints the next (or the asked) level of the hint for `what`: a claim's id
 /// (`L4.9`), whose failing step is found by running its tests, or a hint's
 /// id (`replay-applied-again`).
 pub fn show(what: &str, level: Option<usize>, track: Track) -> Result<ExitCode, String> {
     let checkout = crate::checkout::repository();
-    let (claim, hint) = match claims::claim(what) {
+    let (claim, hint) = match lab_claims::claim(what) {
         Some(claim) => {
             if !claim.on(track) {
                 return Err(format!(
@@ -111,7 +111,7 @@ pub fn list_claims() -> ExitCode {
 /// Runs the claim's tests and reads the hint its first failing step chose.
 fn failing_hint(
     checkout: &Path,
-    claim: &claims::Claim,
+    claim: &lab_claims::Claim,
     track: Track,
 ) -> Result<Option<hints::Hint>, String> {
     let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));

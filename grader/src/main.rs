@@ -79,9 +79,6 @@ mod watch;
 
 use std::process::ExitCode;
 
-/// The lab's claim catalogue, as `crate::claims` for every module here.
-use lab_claims as claims;
-
 fn main() -> ExitCode {
     let result = match cli::parse(std::env::args_os().skip(1)) {
         Ok(cli::Mode::Help) => {

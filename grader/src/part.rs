@@ -11,7 +11,7 @@
 //! worth 0 points (L3.6, the load test) never makes a step unwinnable, and
 //! its own step (`--claim L3.6`) always exits 0.
 
-use crate::claims::{CLAIMS, Claim, LESSONS, Track};
+use lab_claims::{CLAIMS, Claim, LESSONS, Track};
 
 /// One part of the lab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +99,6 @@ impl Part {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claims;
 
     #[test]
     fn a_part_is_read_from_its_id() {
@@ -112,8 +111,8 @@ mod tests {
     #[test]
     fn a_lesson_holds_its_claims_only() {
         let l3 = Part::Lesson("L3");
-        assert!(l3.holds(claims::claim("L3.6").unwrap()));
-        assert!(!l3.holds(claims::claim("L4.1").unwrap()));
+        assert!(l3.holds(lab_claims::claim("L3.6").unwrap()));
+        assert!(!l3.holds(lab_claims::claim("L4.1").unwrap()));
         let l3_1 = Part::Claim("L3.1");
         assert!(CLAIMS.iter().filter(|c| l3_1.holds(c)).count() == 1);
     }
@@ -129,8 +128,8 @@ mod tests {
                 .iter()
                 .map(|claim| Part::Claim(claim.id).points_on(&[track]))
                 .sum();
-            assert_eq!(by_lesson, claims::total_points_on(track));
-            assert_eq!(by_claim, claims::total_points_on(track));
+            assert_eq!(by_lesson, lab_claims::total_points_on(track));
+            assert_eq!(by_claim, lab_claims::total_points_on(track));
         }
     }
 

@@ -9,7 +9,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::claims::{self, Track};
+use lab_claims::Track;
 
 /// One committed mutant that loses a claim of a lesson.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +49,7 @@ pub fn for_lesson(root: &Path, lesson: &str, track: Track) -> Vec<Pitfall> {
                 .iter()
                 .filter(|(_, on)| *on == track)
                 .map(|(claim, _)| claim.id)
-                .filter(|id| claims::claim(id).is_some_and(|c| c.lesson().id == lesson))
+                .filter(|id| lab_claims::claim(id).is_some_and(|c| c.lesson().id == lesson))
                 .collect();
             if loses.is_empty() {
                 continue;
@@ -78,7 +78,7 @@ fn file_name(path: &Path) -> String {
 /// A gradebook's mutants, each with the claims it loses: a cell `0` where
 /// the reference's row has points. A column is a SQLite claim (`L4.2`) or
 /// a track's key and a claim (`postgres L4.2`).
-fn losses(book: &str) -> Vec<(String, Vec<(&'static claims::Claim, Track)>)> {
+fn losses(book: &str) -> Vec<(String, Vec<(&'static lab_claims::Claim, Track)>)> {
     let mut rows = book.lines().map(|line| line.split(',').collect::<Vec<_>>());
     let Some(header) = rows.next() else {
         return Vec::new();
@@ -87,7 +87,7 @@ fn losses(book: &str) -> Vec<(String, Vec<(&'static claims::Claim, Track)>)> {
     let Some(reference) = rows.iter().find(|row| row.first() == Some(&"reference")) else {
         return Vec::new();
     };
-    let columns: Vec<Option<(&'static claims::Claim, Track)>> =
+    let columns: Vec<Option<(&'static lab_claims::Claim, Track)>> =
         header.iter().map(|column| column_claim(column)).collect();
     rows.iter()
         .filter(|row| row.first().is_some_and(|name| name.starts_with("mutant")))
@@ -108,12 +108,12 @@ fn losses(book: &str) -> Vec<(String, Vec<(&'static claims::Claim, Track)>)> {
 }
 
 /// A gradebook column's claim and track; `None` for `total` and the like.
-fn column_claim(column: &str) -> Option<(&'static claims::Claim, Track)> {
+fn column_claim(column: &str) -> Option<(&'static lab_claims::Claim, Track)> {
     let (track, id) = match column.split_once(' ') {
         Some((key, id)) => (Track::ALL.into_iter().find(|track| track.key() == key)?, id),
         None => (Track::Sqlite, column),
     };
-    claims::claim(id).map(|claim| (claim, track))
+    lab_claims::claim(id).map(|claim| (claim, track))
 }
 
 /// The mistake a mutant makes, in one line: the first sentence after

@@ -13,7 +13,7 @@
 //! The learner's side is kept simple: the function (or SQL function) of the
 //! same name as the one the region is in, whole; no diff.
 
-use crate::claims::{CLAIMS, Track};
+use lab_claims::{CLAIMS, Track};
 
 /// A run of the reference's lines that a marker names lessons for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,7 +188,7 @@ pub fn lesson_files(lesson: &str, track: Track) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claims::LESSONS;
+    use lab_claims::LESSONS;
 
     const SAMPLE: &str = "\
 pub fn apply(x: i64) -> i64 {

@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::claims::{CLAIMS, LESSONS, Track};
+use lab_claims::{CLAIMS, LESSONS, Track};
 use serde_json::{Map, Value, json};
 
 use crate::flags::Flag;
@@ -118,7 +118,7 @@ impl TrackRow {
         self.claims
             .iter()
             .filter(|(id, status, _)| {
-                status != "pass" && crate::claims::claim(id).is_some_and(|c| c.points > 0)
+                status != "pass" && lab_claims::claim(id).is_some_and(|c| c.points > 0)
             })
             .map(|(id, _, _)| id.as_str())
             .collect()

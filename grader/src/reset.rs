@@ -207,7 +207,7 @@ mod tests {
             );
         }
         // Every exercise file of every track has a stub.
-        for track in crate::claims::Track::ALL {
+        for track in lab_claims::Track::ALL {
             for (_, file) in crate::reference::files(track) {
                 assert!(stub(&file).is_some(), "no stub for {file}");
             }

@@ -1,5 +1,5 @@
 //! From test verdicts to claims and points, by the catalogue in
-//! `crate::claims`: a test belongs to the claim its name starts with,
+//! `lab_claims`: a test belongs to the claim its name starts with,
 //! and a claim passes only when it has at least one result and every one of
 //! its tests passed. A test that never reported (the run timed out, crashed
 //! or exited first) is not a pass.
@@ -13,7 +13,7 @@
 //! A test's verdict is the one it sent on the verdict channel
 //! ([`Verdicts`]); what it printed is only shown, as its output.
 
-use crate::claims::{self, CLAIMS, Claim, Track};
+use lab_claims::{CLAIMS, Claim, Track};
 
 use crate::libtest::{Failure, TestOutput, Verdict};
 use crate::part::Part;
@@ -101,7 +101,7 @@ impl Scope {
     /// Whether the test `name` is run: a test of a claim scored here, on a
     /// track graded here.
     pub fn test_graded(self, name: &str) -> bool {
-        claims::claim_of_test(name).is_some_and(|claim| self.claim_graded(claim))
+        lab_claims::claim_of_test(name).is_some_and(|claim| self.claim_graded(claim))
             && self.tracks.has(Track::of_test(name))
     }
 }
@@ -215,7 +215,9 @@ impl TrackScore {
                 let tests: Vec<String> = names
                     .iter()
                     .copied()
-                    .filter(|name| claims::claim_of_test(name).is_some_and(|c| c.id == claim.id))
+                    .filter(|name| {
+                        lab_claims::claim_of_test(name).is_some_and(|c| c.id == claim.id)
+                    })
                     .map(str::to_owned)
                     .collect();
                 let (mut passed, mut failed, mut missing) = (0, Vec::new(), Vec::new());

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::claims::{CLAIMS, LESSONS, Track};
 use crate::explain;
+use lab_claims::{CLAIMS, LESSONS, Track};
 
 use crate::gradescope;
 use crate::sandbox::{self, Sandbox};

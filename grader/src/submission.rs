@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::claims::{CLAIMS, Track};
 use crate::score::Tracks;
+use lab_claims::{CLAIMS, Track};
 
 /// The largest exercise file read; the reference is a few kilobytes.
 const MAX_SOURCE: u64 = 256 * 1024;

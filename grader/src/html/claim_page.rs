@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::message::{failure_body, fields, test_of};
 use super::text::{escape, percent, url_segment};
 use super::{claim_key, head, rate, verdict};
-use crate::claims::{Claim, Track};
 use crate::report::Row;
+use lab_claims::{Claim, Track};
 
 /// A submission that did not pass the claim: its row, its verdict and its
 /// failure's message.

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use super::grid::grid;
 use super::{BY_POINTS, Order, head, points};
-use crate::claims::Track;
 use crate::report::Row;
+use lab_claims::Track;
 
 /// `index.html` or `by-points.html`.
 pub(super) fn class_page(rows: &[Row], sandbox: bool, order: Order, tracks: &[Track]) -> String {

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 
 use super::text::{escape, percent, url_segment};
 use super::{BY_POINTS, CLAIMS_FOLDER, Order, claim_key, claims_on, outcome, rate, verdict};
-use crate::claims::{Claim, LESSONS, Track};
 use crate::report::{ON_HOLD, Row, TrackRow};
+use lab_claims::{Claim, LESSONS, Track};
 
 /// A track's columns of claims, and how the class did on each.
 struct Columns {
@@ -57,7 +57,7 @@ impl Columns {
         Columns {
             track,
             at,
-            total: crate::claims::total_points_on(track),
+            total: lab_claims::total_points_on(track),
             scored,
             unscored,
             all,

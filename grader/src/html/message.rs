@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::text::escape;
-use crate::claims::Track;
+use lab_claims::Track;
 
 /// A failure message's parts: the lines before its fields, and its fields
 /// (`step`, `expected`, `got`, `open`, `hint`, `more`), each with the

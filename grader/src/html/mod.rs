@@ -41,8 +41,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::claims::{CLAIMS, Claim, Track};
 use crate::report::{Row, TrackRow};
+use lab_claims::{CLAIMS, Claim, Track};
 
 use claim_page::claim_page;
 use class_page::class_page;

@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::message::{failure_body, test_of};
 use super::text::{escape, url_segment};
 use super::{CLAIMS_FOLDER, claim_key, claims_on, head, verdict};
-use crate::claims::{Claim, Track};
 use crate::report::Row;
+use lab_claims::{Claim, Track};
 
 /// A submission's page.
 pub(super) fn submission_page(row: &Row, results: &Value, tracks: &[Track]) -> String {
@@ -45,7 +45,7 @@ fn summary(page: &mut String, row: &Row, tracks: &[Track]) {
                 "{} {}/{}",
                 track.name(),
                 scores.earned(),
-                crate::claims::total_points_on(*track)
+                lab_claims::total_points_on(*track)
             )
         })
         .collect();

@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::claims::{LESSONS, Track, hints};
 use crate::full_marks::Extras;
 use crate::score::{ClaimScore, Graded, Status, TrackScore};
 use crate::scorecard;
+use lab_claims::{LESSONS, Track, hints};
 
 /// The width of a lesson's bar, in characters.
 const BAR: usize = 20;

@@ -121,55 +121,17 @@ impl Lab {
 
     /// A number the text quotes, by its name.
     pub fn number(&self, name: &str) -> Result<String, String> {
-        let class = |folder: &str, kind: &str| -> Result<String, String> {
-            let (_, rows) = self
-                .classes
-                .iter()
-                .find(|(name, _)| name == folder)
-                .ok_or_else(|| format!("no class tests/{folder}"))?;
-            Ok(rows
-                .iter()
-                .filter(|(submission, _)| submission.starts_with(kind))
-                .count()
-                .to_string())
-        };
-        let track = |key: &str| Track::ALL.into_iter().find(|track| track.key() == key);
-        if let Some(key) = name.strip_prefix("tests-") {
-            let track = track(key).ok_or_else(|| format!("no track {key:?}"))?;
-            return Ok(self.count(track).to_string());
-        }
-        if let Some(key) = name.strip_prefix("claims-") {
-            let track = track(key).ok_or_else(|| format!("no track {key:?}"))?;
-            return Ok(CLAIMS
-                .iter()
-                .filter(|claim| claim.on(track))
-                .count()
-                .to_string());
-        }
-        if let Some(key) = name.strip_prefix("steps-") {
-            // GitHub Classroom's steps: one per claim worth points.
-            let track = track(key).ok_or_else(|| format!("no track {key:?}"))?;
-            return Ok(CLAIMS
-                .iter()
-                .filter(|claim| claim.on(track) && claim.points > 0)
-                .count()
-                .to_string());
-        }
-        if let Some(key) = name.strip_prefix("points-") {
-            let track = track(key).ok_or_else(|| format!("no track {key:?}"))?;
-            return Ok(lab_claims::total_points_on(track).to_string());
+        if let Some((kind, key)) = name.split_once('-') {
+            if ["tests", "claims", "steps", "points"].contains(&kind) {
+                let track = Track::ALL
+                    .into_iter()
+                    .find(|track| track.key() == key)
+                    .ok_or_else(|| format!("no track {key:?}"))?;
+                return Ok(self.on_track(kind, track));
+            }
         }
         if let Some(rest) = name.strip_prefix("class-") {
-            let (folder, kind) = rest
-                .rsplit_once('-')
-                .ok_or_else(|| format!("a class number is class-FOLDER-KIND, not {name:?}"))?;
-            let folder = if folder == "sqlite" {
-                "class".to_owned()
-            } else {
-                format!("class-{folder}")
-            };
-            let kind = kind.trim_end_matches('s');
-            return class(&folder, kind);
+            return self.in_class(name, rest);
         }
         match name {
             "tests" => Ok(self
@@ -182,28 +144,68 @@ impl Lab {
             // Not a number: the claims no server track runs, and why.
             "sqlite-only" => Ok(sqlite_only()),
             "lessons" => Ok(LESSONS.len().to_string()),
-            "invariants" | "schedules" => {
-                // "[L1.3] explorer   apply: 380 schedules, every one kept the
-                // invariants (fenced, at most once, …)"
-                let line = self
-                    .stories
-                    .get("L1")
-                    .and_then(|lines| {
-                        lines
-                            .iter()
-                            .find(|line| line.contains("every one kept the invariants"))
-                    })
-                    .ok_or("the L1 transcript has no line with the explorer's invariants")?;
-                if name == "schedules" {
-                    let (_, after) = line.split_once("apply: ").ok_or("no schedule count")?;
-                    Ok(after.split(' ').next().unwrap_or("").to_owned())
-                } else {
-                    let (_, after) = line.split_once('(').ok_or("no list of invariants")?;
-                    let list = after.trim_end_matches(')');
-                    Ok(list.split(", ").count().to_string())
-                }
-            }
+            "invariants" | "schedules" => self.explored(name),
             _ => Err(format!("no number called {name:?}")),
+        }
+    }
+
+    /// `tests-`, `claims-`, `steps-` (GitHub Classroom's: one per claim
+    /// worth points) or `points-` of a track.
+    fn on_track(&self, kind: &str, track: Track) -> String {
+        let claims = CLAIMS.iter().filter(|claim| claim.on(track));
+        match kind {
+            "tests" => self.count(track),
+            "claims" => claims.count(),
+            "steps" => claims.filter(|claim| claim.points > 0).count(),
+            _ => lab_claims::total_points_on(track) as usize,
+        }
+        .to_string()
+    }
+
+    /// `class-FOLDER-KIND`: how many submissions of a kind (`mutants`,
+    /// `alternatives`) a class has; FOLDER `sqlite` is `tests/class`.
+    fn in_class(&self, name: &str, rest: &str) -> Result<String, String> {
+        let (folder, kind) = rest
+            .rsplit_once('-')
+            .ok_or_else(|| format!("a class number is class-FOLDER-KIND, not {name:?}"))?;
+        let folder = if folder == "sqlite" {
+            "class".to_owned()
+        } else {
+            format!("class-{folder}")
+        };
+        let kind = kind.trim_end_matches('s');
+        let (_, rows) = self
+            .classes
+            .iter()
+            .find(|(name, _)| *name == folder)
+            .ok_or_else(|| format!("no class tests/{folder}"))?;
+        Ok(rows
+            .iter()
+            .filter(|(submission, _)| submission.starts_with(kind))
+            .count()
+            .to_string())
+    }
+
+    /// The explorer's `schedules` or `invariants`, read off L1's story:
+    /// "[L1.3] explorer   apply: 380 schedules, every one kept the
+    /// invariants (fenced, at most once, …)".
+    fn explored(&self, name: &str) -> Result<String, String> {
+        let line = self
+            .stories
+            .get("L1")
+            .and_then(|lines| {
+                lines
+                    .iter()
+                    .find(|line| line.contains("every one kept the invariants"))
+            })
+            .ok_or("the L1 transcript has no line with the explorer's invariants")?;
+        if name == "schedules" {
+            let (_, after) = line.split_once("apply: ").ok_or("no schedule count")?;
+            Ok(after.split(' ').next().unwrap_or("").to_owned())
+        } else {
+            let (_, after) = line.split_once('(').ok_or("no list of invariants")?;
+            let list = after.trim_end_matches(')');
+            Ok(list.split(", ").count().to_string())
         }
     }
 }

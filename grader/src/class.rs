@@ -132,8 +132,16 @@ fn fill(
     let missing = filling.missing();
     for &id in &missing {
         println!("grading {id}, which {} lacks", gradebook.display());
+        // Only the tracks the claim is on: a SQLite claim builds no server.
+        let mut tracks = Tracks::default();
+        for &track in options.tracks.list() {
+            if lab_claims::claim(id).is_some_and(|claim| claim.on(track)) {
+                tracks.add(track);
+            }
+        }
         let alone = Options {
             part: Some(Part::Claim(id)),
+            tracks,
             ..options.clone()
         };
         let graded = grade_names(&alone, repository, class, class)?;

@@ -60,6 +60,9 @@ pub(super) fn written_for(id: &str) -> bool {
 
 /// Hint `id`'s premise on `step`, or `None` for an id that is not an
 /// observation's (a claim's own hint).
+// Whole: a table, one arm per observation's hint, read top to bottom beside
+// the hints' words; cut into pieces, a hint's premise would be looked for in
+// two places.
 fn premise(id: &str, step: &Step<'_>) -> Option<bool> {
     use Seen::*;
     let (expected, got) = step.seen();

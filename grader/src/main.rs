@@ -17,7 +17,8 @@
 //!   `--explain` command, which grades it first).
 //! - `watch`: `--watch`, the scorecard again on every save, and its keys;
 //!   `full_marks`, its views of a lesson at full marks and of a reset;
-//!   `terminal`, the size it draws to.
+//!   `terminal`, the size it draws to; `bar`, a lesson's line on its
+//!   screen (which `cargo book` includes too).
 //! - `part`: `--lesson` and `--claim`, one part of the scorecard.
 //! - `classroom`: `--classroom`, the GitHub Classroom workflow.
 //! - `gradescope`: `--gradescope`, the scorecard in Gradescope's format.
@@ -47,6 +48,7 @@
 //! README's generated parts from the claim catalogue, and checks them.
 //! `.ci/import-circles` keeps the arrows between these modules one way.
 
+mod bar;
 mod cache;
 mod checkout;
 mod class;

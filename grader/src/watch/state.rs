@@ -11,9 +11,6 @@ use crate::score::{ClaimScore, Graded, Status, TrackScore};
 use crate::scorecard;
 use lab_claims::{LESSONS, Track, hints};
 
-/// The width of a lesson's bar, in characters.
-const BAR: usize = 20;
-
 /// One run's state: what its screen says, and how far the learner has
 /// asked into its hint.
 pub(super) struct State {
@@ -131,20 +128,7 @@ fn bars(track: &TrackScore, solutions: bool) -> String {
             .iter()
             .filter(|claim| claim.status == Status::Pass)
             .count();
-        let filled = if total == 0 {
-            0
-        } else {
-            (earned as usize * BAR).div_ceil(total as usize)
-        };
-        let _ = writeln!(
-            out,
-            "  {:<4} {}{}  {earned:>2}/{total:<2} points, {passing}/{} claims  {}",
-            lesson.id,
-            "#".repeat(filled),
-            ".".repeat(BAR - filled),
-            claims.len(),
-            lesson.title
-        );
+        crate::bar::lesson_line(&mut out, &lesson, (earned, total), (passing, claims.len()));
     }
     out
 }

@@ -28,6 +28,9 @@
 //! `blocks`, a page's generated blocks and numbers; `samples`, the sample
 //! screens; `sequence`, the diagram.
 
+// The watch screen's lesson line, which the sample screens draw too.
+#[path = "../../bar.rs"]
+mod bar;
 mod blocks;
 mod lab;
 mod samples;

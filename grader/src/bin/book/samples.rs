@@ -70,9 +70,6 @@ fn is_bar(line: &str) -> bool {
     })
 }
 
-/// The width of a lesson's bar on the watch screen.
-const BAR: usize = 20;
-
 /// The watch screen's bars for the SQLite track, from each claim's points.
 fn bars(points: &dyn Fn(&str) -> u32) -> String {
     let mut out = String::new();
@@ -92,20 +89,7 @@ fn bars(points: &dyn Fn(&str) -> u32) -> String {
             .iter()
             .filter(|claim| claim.points == 0 || points(claim.id) == claim.points)
             .count();
-        let filled = if total == 0 {
-            0
-        } else {
-            (earned as usize * BAR).div_ceil(total as usize)
-        };
-        let _ = writeln!(
-            out,
-            "  {:<4} {}{}  {earned:>2}/{total:<2} points, {passing}/{} claims  {}",
-            lesson.id,
-            "#".repeat(filled),
-            ".".repeat(BAR - filled),
-            claims.len(),
-            lesson.title
-        );
+        crate::bar::lesson_line(&mut out, &lesson, (earned, total), (passing, claims.len()));
     }
     out
 }

@@ -19,6 +19,14 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// The invariants it broke, each once, in their order.
+    pub fn broken(&self) -> Vec<Invariant> {
+        let mut broken: Vec<Invariant> = self.violations.iter().map(|v| v.invariant).collect();
+        broken.sort();
+        broken.dedup();
+        broken
+    }
+
     /// The story's telling: where the schedule sits in its exploration (of
     /// `of` schedules, under `setup`, `unfinished` if a stub stopped it),
     /// then its steps, numbered, one an indented line.

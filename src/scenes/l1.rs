@@ -164,10 +164,8 @@ fn tell_exploration(o: &dyn Observer, found: &Exploration) {
 fn judge_apply(o: &dyn Observer, found: &Exploration) -> Result<(), Halt> {
     if let Some(schedule) = found.first_broken() {
         // Expected: the rules it broke; got: how it broke them.
-        let mut broken: Vec<Invariant> = schedule.violations.iter().map(|v| v.invariant).collect();
-        broken.sort();
-        broken.dedup();
-        let rules: Vec<String> = broken
+        let rules: Vec<String> = schedule
+            .broken()
             .iter()
             .map(|i| format!("{i}: {}", i.rule()))
             .collect();

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use super::expect::{INSTALLED, applied, conflict, faulted, never_issued, rec, replayed, stale};
 use super::{A, B, Observer, Stage, Step, pause_at};
 use crate::checkpoint::{self, Checkpoint};
-use crate::explore::{Duplicates, Exploration, Invariant, Schedule, explore_duplicates};
+use crate::explore::{Duplicates, Exploration, Schedule, explore_duplicates};
 use crate::transcript::Halt;
 use crate::{Journal, Lab, Session, Store, describe};
 
@@ -238,10 +238,8 @@ pub fn the_same_request_at_once(
         }
     }
     if let Some(schedule) = found.first_broken() {
-        let mut broken: Vec<Invariant> = schedule.violations.iter().map(|v| v.invariant).collect();
-        broken.sort();
-        broken.dedup();
-        let rules: Vec<String> = broken
+        let rules: Vec<String> = schedule
+            .broken()
             .iter()
             .map(|&i| format!("{i}: {}", Duplicates::rule(i)))
             .collect();

@@ -104,25 +104,16 @@ struct Table {
 
 impl Table {
     fn read(text: &str, path: &Path) -> Result<Table, String> {
-        let bad = |error: csv::Error| format!("cannot read {}: {error}", path.display());
-        let mut reader = csv::Reader::from_reader(text.as_bytes());
-        let header: Vec<String> = reader
-            .headers()
-            .map_err(bad)?
-            .iter()
-            .map(str::to_owned)
+        let mut records = report::parse_csv(text.as_bytes())
+            .ok_or_else(|| format!("cannot read {}: it is not CSV", path.display()))?
+            .into_iter();
+        let header = records.next().unwrap_or_default();
+        let rows = records
+            .map(|record| {
+                let cells: BTreeMap<String, String> = header.iter().cloned().zip(record).collect();
+                (cells.get("submission").cloned().unwrap_or_default(), cells)
+            })
             .collect();
-        let mut rows = BTreeMap::new();
-        for record in reader.records() {
-            let record = record.map_err(bad)?;
-            let cells: BTreeMap<String, String> = header
-                .iter()
-                .cloned()
-                .zip(record.iter().map(str::to_owned))
-                .collect();
-            let name = cells.get("submission").cloned().unwrap_or_default();
-            rows.insert(name, cells);
-        }
         Ok(Table { header, rows })
     }
 

@@ -747,7 +747,8 @@ fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|error| format!("cannot read {shown}: {error}"))
 }
 
-fn parse_csv(bytes: &[u8]) -> Option<Vec<Vec<String>>> {
+/// A CSV file's records, the header among them; `None` if it is not CSV.
+pub fn parse_csv(bytes: &[u8]) -> Option<Vec<Vec<String>>> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)

@@ -14,6 +14,14 @@ use crate::find_files;
 /// passed.
 pub type Lost = (String, Vec<String>);
 
+/// A committed gradebook: its header, then a row per submission.
+pub struct Gradebook {
+    /// The columns: `submission`, the claims, the totals.
+    pub header: Vec<String>,
+    /// The rows, each in the header's order.
+    pub rows: Vec<Vec<String>>,
+}
+
 /// What the generated parts are read from.
 pub struct Lab {
     /// Every test's name, from the `--list` files.
@@ -24,8 +32,8 @@ pub struct Lab {
     /// The classes: folder name, then (submission, claims it lost against
     /// the reference).
     pub classes: Vec<(String, Vec<Lost>)>,
-    /// The checkout's root, for the gradebooks a sample is read from.
-    pub root: PathBuf,
+    /// Each class's gradebook, by folder name (`class`, `class-postgres`).
+    pub gradebooks: BTreeMap<String, Gradebook>,
 }
 
 impl Lab {
@@ -70,6 +78,7 @@ impl Lab {
         }
 
         let mut classes = Vec::new();
+        let mut gradebooks = BTreeMap::new();
         let mut folders: Vec<PathBuf> = fs::read_dir(root.join("tests"))
             .map_err(|error| format!("cannot read tests/: {error}"))?
             .flatten()
@@ -82,13 +91,16 @@ impl Lab {
                 .file_name()
                 .map(|name| name.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            classes.push((name, losses(&folder.join("gradebook.csv"))?));
+            let path = folder.join("gradebook.csv");
+            let gradebook = Gradebook::read(&path)?;
+            classes.push((name.clone(), losses(&gradebook, &path)?));
+            gradebooks.insert(name, gradebook);
         }
         Ok(Lab {
             tests,
             stories,
             classes,
-            root: root.to_path_buf(),
+            gradebooks,
         })
     }
 
@@ -210,33 +222,46 @@ impl Lab {
     }
 }
 
+impl Gradebook {
+    fn read(path: &Path) -> Result<Gradebook, String> {
+        let text = fs::read_to_string(path)
+            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+        let mut lines = text
+            .lines()
+            .map(|line| line.split(',').map(str::to_owned).collect());
+        Ok(Gradebook {
+            header: lines.next().unwrap_or_default(),
+            rows: lines.collect(),
+        })
+    }
+}
+
 /// Each submission of a gradebook with the claims it lost that the
 /// reference passed.
-fn losses(gradebook: &Path) -> Result<Vec<Lost>, String> {
-    let text = fs::read_to_string(gradebook)
-        .map_err(|error| format!("cannot read {}: {error}", gradebook.display()))?;
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
-    let rows: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
-    let reference = rows
+fn losses(gradebook: &Gradebook, path: &Path) -> Result<Vec<Lost>, String> {
+    let is_reference = |row: &&Vec<String>| row.first().is_some_and(|name| name == "reference");
+    let reference = gradebook
+        .rows
         .iter()
-        .find(|row| row.first() == Some(&"reference"))
-        .ok_or_else(|| format!("{} has no row for the reference", gradebook.display()))?;
-    Ok(rows
+        .find(is_reference)
+        .ok_or_else(|| format!("{} has no row for the reference", path.display()))?;
+    Ok(gradebook
+        .rows
         .iter()
-        .filter(|row| row.first() != Some(&"reference"))
+        .filter(|row| !is_reference(row))
         .map(|row| {
-            let lost = header
+            let lost = gradebook
+                .header
                 .iter()
                 .enumerate()
                 .filter(|(at, column)| {
                     claim_column(column).is_some()
                         && reference.get(*at) != row.get(*at)
-                        && reference.get(*at).is_some_and(|cell| *cell != "0")
+                        && reference.get(*at).is_some_and(|cell| cell != "0")
                 })
-                .map(|(_, column)| (*column).to_owned())
+                .map(|(_, column)| column.clone())
                 .collect();
-            (row.first().copied().unwrap_or_default().to_owned(), lost)
+            (row.first().cloned().unwrap_or_default(), lost)
         })
         .collect())
 }

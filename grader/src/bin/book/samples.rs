@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::fs;
-use std::path::Path;
 
 use lab_claims::{CLAIMS, Claim, Track};
 
@@ -25,7 +23,7 @@ pub fn sample<'a>(
     let (class, submission) = what
         .split_once(' ')
         .ok_or_else(|| format!("a sample is <!-- sample: CLASS SUBMISSION -->, not {what:?}"))?;
-    let earned = gradebook_row(&lab.root.join("tests").join(class), submission)?;
+    let earned = gradebook_row(lab, class, submission)?;
     let points = |id: &str| earned.get(id).copied().unwrap_or(0);
     let total: u32 = lab_claims::total_points_on(Track::Sqlite);
     let got: u32 = CLAIMS
@@ -95,20 +93,25 @@ fn bars(points: &dyn Fn(&str) -> u32) -> String {
 }
 
 /// The SQLite columns of `submission`'s row in the gradebook of `class`.
-fn gradebook_row(class: &Path, submission: &str) -> Result<BTreeMap<String, u32>, String> {
-    let path = class.join("gradebook.csv");
-    let text = fs::read_to_string(&path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
-    let row: Vec<&str> = lines
-        .map(|line| line.split(',').collect::<Vec<_>>())
-        .find(|row| row.first() == Some(&submission))
-        .ok_or_else(|| format!("{} has no row {submission:?}", path.display()))?;
-    Ok(header
+fn gradebook_row(
+    lab: &Lab,
+    class: &str,
+    submission: &str,
+) -> Result<BTreeMap<String, u32>, String> {
+    let gradebook = lab
+        .gradebooks
+        .get(class)
+        .ok_or_else(|| format!("no gradebook tests/{class}/gradebook.csv"))?;
+    let row = gradebook
+        .rows
+        .iter()
+        .find(|row| row.first().map(String::as_str) == Some(submission))
+        .ok_or_else(|| format!("tests/{class}/gradebook.csv has no row {submission:?}"))?;
+    Ok(gradebook
+        .header
         .iter()
         .zip(row)
         .filter(|(column, _)| matches!(claim_column(column), Some((_, None))))
-        .map(|(column, cell)| ((*column).to_owned(), cell.parse().unwrap_or(0)))
+        .map(|(column, cell)| (column.clone(), cell.parse().unwrap_or(0)))
         .collect())
 }

@@ -4,6 +4,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use super::commits::{Clock, Effects, Installed};
 use super::enumerate::Chooser;
 use super::invariants::{Invariant, Violation, check};
 use super::requests::{Call, Route, WORKERS};
@@ -20,8 +21,9 @@ struct Shared {
     authority: RefCell<Destination>,
     /// The schedule so far, as text.
     steps: RefCell<Vec<String>>,
-    /// The generation installed now, as the authority's answers say.
-    installed: Cell<i64>,
+    /// The generation installed now, as the authority's answers say (the
+    /// workers' commit hooks read it too).
+    installed: Installed,
     /// The generation the authority installs next.
     next_generation: Cell<i64>,
     /// The last generation it installs.
@@ -86,6 +88,10 @@ impl Shared {
 pub(super) struct Run {
     route: Route,
     workers: [Destination; 2],
+    /// What each worker's connection committed, as its hooks report it.
+    effects: [Effects; 2],
+    /// The order of commits and returns.
+    clock: Clock,
     shared: Rc<Shared>,
 }
 
@@ -97,16 +103,24 @@ impl Run {
             chooser,
             authority: RefCell::new(lab.connect()?),
             steps: RefCell::new(Vec::new()),
-            installed: Cell::new(1),
+            installed: Installed::new(1),
             next_generation: Cell::new(2),
             last_generation: setup.last_generation,
             unanswered: RefCell::new(Vec::new()),
             paused: Cell::new(false),
             unfinished: Cell::new(false),
         });
+        let workers = [lab.connect()?, lab.connect()?];
+        let clock = Clock::default();
+        let effects = [
+            Effects::watch(workers[0].connection(), &clock, &shared.installed),
+            Effects::watch(workers[1].connection(), &clock, &shared.installed),
+        ];
         Ok(Run {
             route: setup.route,
-            workers: [lab.connect()?, lab.connect()?],
+            workers,
+            effects,
+            clock,
             shared,
         })
     }
@@ -245,6 +259,7 @@ impl Run {
                 Ok(())
             });
         }
+        self.effects[w].start();
         let db = &mut self.workers[w];
         let mut result = self.route.call(db, held, worker);
         for _ in 0..CONTENTION_RETRIES {
@@ -269,6 +284,8 @@ impl Run {
             generation: held,
             result,
             installed: self.shared.installed.get(),
+            committed: self.effects[w].committed(),
+            returned: self.clock.tick(),
         };
         if blocked.get() {
             self.shared.install("", true);

@@ -24,6 +24,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
 
+use super::commits::{Clock, Committed, Effects, Installed};
 use super::enumerate::{Chooser, DepthFirst};
 use super::invariants::{Invariant, Violation, check};
 use super::requests::{Call, Route, WORKERS, Worker};
@@ -81,11 +82,21 @@ pub(super) fn explore(setup: Duplicates) -> Result<Exploration<Duplicates>, LabE
         Rc::new(RefCell::new(lab.connect()?)),
         Rc::new(RefCell::new(lab.connect()?)),
     ];
+    let clock = Clock::default();
+    let installed = Installed::new(GENERATION);
+    let deliveries = [0, 1].map(|d| Delivery {
+        effects: Rc::new(Effects::watch(
+            connections[d].borrow().connection(),
+            &clock,
+            &installed,
+        )),
+        clock: clock.clone(),
+    });
     let mut schedules = DepthFirst::new();
     let chooser = schedules.chooser();
     let mut exploration = Exploration::new(setup);
     while schedules.next_schedule() {
-        let run = schedule(&connections, &chooser)?;
+        let run = schedule(&connections, &deliveries, &chooser)?;
         exploration.paused += usize::from(run.paused);
         exploration.unfinished = run.unfinished;
         exploration.tally(run.steps, run.violations);
@@ -106,6 +117,35 @@ struct Ran {
     unfinished: bool,
 }
 
+/// What one connection's delivery reports besides its answer: when its
+/// effect committed, and when it returned.
+#[derive(Clone)]
+struct Delivery {
+    effects: Rc<Effects>,
+    clock: Clock,
+}
+
+/// A delivery's answer, with when it took effect.
+struct Answer {
+    result: Result<Outcome, LabError>,
+    committed: Option<Committed>,
+    returned: u64,
+}
+
+impl Delivery {
+    /// Runs `deliver` (one delivery, with its retries) and notes when its
+    /// effect committed and when it returned.
+    fn run(&self, deliver: impl FnOnce() -> Result<Outcome, LabError>) -> Answer {
+        self.effects.start();
+        let result = deliver();
+        Answer {
+            result,
+            committed: self.effects.committed(),
+            returned: self.clock.tick(),
+        }
+    }
+}
+
 /// One delivery's `apply`.
 fn deliver(db: &mut Destination) -> Result<Outcome, LabError> {
     let sender = &SENDER[0];
@@ -124,6 +164,7 @@ fn request(d: usize) -> String {
 /// Runs one schedule from the first state.
 fn schedule(
     connections: &[Rc<RefCell<Destination>>; 2],
+    deliveries: &[Delivery; 2],
     chooser: &Chooser,
 ) -> Result<Ran, LabError> {
     db::restart(connections[0].borrow().connection())?;
@@ -133,7 +174,7 @@ fn schedule(
 
     // The other delivery's attempt inside the first one's hook, if the
     // schedule pauses the first one somewhere.
-    let inside: Rc<RefCell<Option<Result<Outcome, LabError>>>> = Rc::new(RefCell::new(None));
+    let inside: Rc<RefCell<Option<Answer>>> = Rc::new(RefCell::new(None));
     let tried = Rc::new(Cell::new(false));
     {
         let (chooser, steps, inside, tried) = (
@@ -143,6 +184,7 @@ fn schedule(
             Rc::clone(&tried),
         );
         let connection = Rc::clone(&connections[other]);
+        let delivery = deliveries[other].clone();
         connections[first]
             .borrow_mut()
             .on_checkpoint(move |checkpoint| {
@@ -153,48 +195,54 @@ fn schedule(
                     steps
                         .borrow_mut()
                         .push(format!("{}: paused {checkpoint}", request(first)));
-                    let result = deliver(&mut connection.borrow_mut());
+                    let answer = delivery.run(|| deliver(&mut connection.borrow_mut()));
                     steps.borrow_mut().push(format!(
                         "    {} -> {}",
                         request(other),
-                        describe(&result)
+                        describe(&answer.result)
                     ));
-                    *inside.borrow_mut() = Some(result);
+                    *inside.borrow_mut() = Some(answer);
                 }
                 Ok(())
             });
     }
-    let result = with_retries(&steps, first, &connections[first], false);
+    let answer = deliveries[first].run(|| with_retries(&steps, first, &connections[first], false));
     connections[first].borrow_mut().clear_checkpoint();
 
-    // Calls in the order they returned, which is the order they committed.
-    let call = |d: usize, result| Call {
+    let call = |d: usize, answer: Answer| Call {
         worker: 0,
         retry: d == 1,
         generation: GENERATION,
-        result,
+        result: answer.result,
         installed: GENERATION,
+        committed: answer.committed,
+        returned: answer.returned,
     };
     let mut calls = Vec::with_capacity(2);
     let inside = inside.take();
     let paused = inside.is_some();
     let mut refused = false;
-    let mut answered = false;
     match inside {
-        Some(Err(LabError::Contention)) => refused = true,
-        Some(answer) => {
-            calls.push(call(other, answer));
-            answered = true;
-        }
+        Some(Answer {
+            result: Err(LabError::Contention),
+            ..
+        }) => refused = true,
+        Some(inside) => calls.push(call(other, inside)),
         None => {}
     }
-    calls.push(call(first, result));
+    let answered = !calls.is_empty();
+    calls.push(call(first, answer));
     if !answered {
         // Never run, or refused by contention while the first held a lock:
         // it goes now, with the retries it has left.
-        let result = with_retries(&steps, other, &connections[other], refused);
-        calls.push(call(other, result));
+        let answer =
+            deliveries[other].run(|| with_retries(&steps, other, &connections[other], refused));
+        calls.push(call(other, answer));
     }
+    // In the order they took effect, as the database says: a delivery
+    // whose write committed before it paused came first, though the other
+    // returned before it.
+    calls.sort_by_key(Call::took_effect);
 
     let unfinished = calls
         .iter()

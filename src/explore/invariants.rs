@@ -162,12 +162,13 @@ fn applied<'c>(
         match call.result {
             Ok(Outcome::Applied { result }) => {
                 *accepted = accepted.saturating_add(worker.delta);
-                if call.generation != call.installed {
+                let installed = call.installed_at_commit();
+                if call.generation != installed {
                     broke(
                         Invariant::Fenced,
                         format!(
-                            "{}'s write of {:+} committed while generation {} was installed (it held {})",
-                            worker.name, worker.delta, call.installed, call.generation
+                            "{}'s write of {:+} committed while generation {installed} was installed (it held {})",
+                            worker.name, worker.delta, call.generation
                         ),
                     );
                 }
@@ -227,12 +228,13 @@ fn recorded(worker: &Worker, original: Option<&Call>, records: &[Record], broke:
                     ),
                 );
             }
-            if record.generation != call.installed {
+            let installed = call.installed_at_commit();
+            if record.generation != installed {
                 broke(
                     Invariant::Fenced,
                     format!(
-                        "the record of {:?} says generation {}, but {} was installed when it committed",
-                        worker.request_id, record.generation, call.installed
+                        "the record of {:?} says generation {}, but {installed} was installed when it committed",
+                        worker.request_id, record.generation
                     ),
                 );
             }

@@ -53,6 +53,7 @@
 pub mod enumerate;
 
 mod actors;
+mod commits;
 mod duplicates;
 mod invariants;
 mod report;

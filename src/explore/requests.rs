@@ -6,6 +6,7 @@
 use std::fmt;
 
 use super::RESOURCE;
+use super::commits::Committed;
 use crate::{Destination, LabError, Outcome, counterexample};
 
 /// The two workers: a name, a request id and a delta each. The deltas differ
@@ -100,7 +101,27 @@ pub(super) struct Call {
     pub(super) generation: i64,
     /// The destination's answer.
     pub(super) result: Result<Outcome, LabError>,
-    /// The installed generation when the call returned, which is when its
-    /// effect (if any) committed.
+    /// The installed generation when the call returned: what a refusal as
+    /// stale must name.
     pub(super) installed: i64,
+    /// The last commit of the call that changed a resource, as the
+    /// database reported it: an effect is judged by the generation
+    /// installed then, not when the call returned.
+    pub(super) committed: Option<Committed>,
+    /// Its place on the exploration's clock when it returned.
+    pub(super) returned: u64,
+}
+
+impl Call {
+    /// The generation installed when the call's effect committed; the one
+    /// installed when it returned if the database reported no effect.
+    pub(super) fn installed_at_commit(&self) -> i64 {
+        self.committed.map_or(self.installed, |c| c.installed)
+    }
+
+    /// When the call took effect: its effect's commit, or its return if it
+    /// had none (a replay, a refusal).
+    pub(super) fn took_effect(&self) -> u64 {
+        self.committed.map_or(self.returned, |c| c.order)
+    }
 }

@@ -139,7 +139,21 @@ fn op(rng: &mut Rng) -> Op {
             60..75 => Gen::Installed(2),
             75..85 => Gen::Installed(0),
             85..90 => Gen::Installed(-1),
-            _ => Gen::Exactly(rng.pick(&[-1, 0, 1, 3, i64::MIN])),
+            // Digit boundaries and the top of the range: a generation
+            // compared as text takes 10 for less than 9.
+            _ => Gen::Exactly(rng.pick(&[
+                -1,
+                0,
+                1,
+                3,
+                9,
+                10,
+                99,
+                100,
+                i64::MAX - 1,
+                i64::MAX,
+                i64::MIN,
+            ])),
         };
         Op::Install {
             resource: resource(rng),
@@ -150,7 +164,19 @@ fn op(rng: &mut Rng) -> Op {
             0..65 => Gen::Installed(0),
             65..75 => Gen::Installed(-1),
             75..85 => Gen::Installed(1),
-            _ => Gen::Exactly(rng.pick(&[-1, 0, 1, 2, i64::MAX, i64::MIN])),
+            _ => Gen::Exactly(rng.pick(&[
+                -1,
+                0,
+                1,
+                2,
+                9,
+                10,
+                99,
+                100,
+                i64::MAX - 1,
+                i64::MAX,
+                i64::MIN,
+            ])),
         };
         let request = if rng.chance(5) {
             4

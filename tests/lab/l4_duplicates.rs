@@ -91,6 +91,8 @@ const LONG_2: &str = "order-2026-12-03-00000000000000000000000000000000000000000
 /// The request id is opaque: two ids that differ in any way, even one a
 /// person would call the same, are two requests, each applied once and each
 /// replayed with its own result; each record keeps its id byte for byte.
+/// An id is data, never SQL: one that a destination pasted into its
+/// statements would find another's record, fail, or run.
 #[rstest]
 #[case::case("order-7", "Order-7")]
 #[case::surrounding_whitespace("order-7", " order-7 ")]
@@ -98,6 +100,11 @@ const LONG_2: &str = "order-2026-12-03-00000000000000000000000000000000000000000
 #[case::unicode_normalization("caf\u{e9}-7", "cafe\u{301}-7")]
 #[case::full_width("order-7", "\u{ff4f}\u{ff52}\u{ff44}\u{ff45}\u{ff52}-7")]
 #[case::trailing_control_byte("order-7", "order-7\u{1}")]
+#[case::trailing_space("order-7", "order-7 ")]
+#[case::leading_space("order-7", " order-7")]
+#[case::quote("order-7", "order-7'")]
+#[case::always_true_sql("order-7", "x' OR '1'='1")]
+#[case::sql_statements("order-7", "order-7'); DELETE FROM requests; --")]
 #[case::prefix("order-7", "order-77")]
 #[case::long_common_prefix(LONG_1, LONG_2)]
 fn l4_11_ids_that_differ_in_any_way_are_two_requests(

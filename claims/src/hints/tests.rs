@@ -408,3 +408,49 @@ fn every_hint_has_three_levels_and_a_claim_hint_for_every_claim() {
         );
     }
 }
+
+/// A claim's own hint is shown where no observation says what went wrong,
+/// so it may take no mistake for granted: its level 3 states the claim's
+/// principle and asks, and no sentence of it tells the learner what to do
+/// (an order such as "Take the write lock before reading" presumes the
+/// code did otherwise).
+#[test]
+fn a_claims_own_hint_states_its_principle_and_asks() {
+    // Verbs that open an order in the hints' words.
+    const ORDERS: &[&str] = &[
+        "accept", "act", "add", "answer", "begin", "check", "commit", "compare", "follow", "give",
+        "grant", "insert", "install", "keep", "key", "let", "lock", "look", "make", "pass",
+        "present", "read", "record", "refuse", "remove", "replace", "return", "revoke", "store",
+        "take", "use", "write",
+    ];
+    let hints = CLAIMS.iter().flat_map(|(id, levels, postgres)| {
+        std::iter::once((*id, levels)).chain(postgres.iter().map(move |levels| (*id, levels)))
+    });
+    for (id, [first, _, third]) in hints {
+        assert!(first.ends_with('?'), "{id}'s level 1 asks: {first}");
+        assert!(
+            third.ends_with('?'),
+            "{id}'s level 3 ends with a question: {third}"
+        );
+        let sentences: Vec<&str> = third
+            .split_inclusive(['.', '?', ';'])
+            .map(str::trim)
+            .filter(|sentence| !sentence.is_empty())
+            .collect();
+        assert!(
+            sentences.iter().any(|sentence| !sentence.ends_with('?')),
+            "{id}'s level 3 states the principle before it asks: {third}"
+        );
+        for sentence in sentences {
+            let word = sentence
+                .split(|c: char| !c.is_alphanumeric() && c != '_')
+                .find(|word| !word.is_empty())
+                .unwrap_or_default()
+                .to_lowercase();
+            assert!(
+                !ORDERS.contains(&word.as_str()),
+                "{id}'s level 3 gives an order (\"{sentence}\"): it would take a mistake for granted"
+            );
+        }
+    }
+}

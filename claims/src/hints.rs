@@ -430,6 +430,13 @@ fn observed(
         (Stale | NeverIssued, Conflict) => "stale-compared-with-record",
         (Stale, NeverIssued) | (NeverIssued, Stale) => "stale-or-never-issued",
         (Stale | NeverIssued, _) => "generation-accepted",
+        // A refusal whose own numbers say the presented generation is the
+        // installed one: not a comparison with the wrong generation.
+        (Applied(_) | Replayed(_), got)
+            if got.refusal_by_generation() && premise::refusal_numbers_agree(got_line) =>
+        {
+            "refusal-numbers-agree"
+        }
         (Applied(_) | Replayed(_), got) if got.refusal_by_generation() => "current-refused",
         (Fault, got) if got.refusal_by_generation() => "current-refused",
         (Applied(_), Applied(_)) => "wrong-result",

@@ -121,9 +121,9 @@ pub(super) const OBSERVED: &[Hint] = &[
     Hint {
         id: "stale-replayed",
         levels: [
-            "The request came with a generation that is not the installed one, and your apply answered it as a replay (see `got`). Which does your apply look at first: the generation or the record?",
-            "A worker whose authority is gone must learn nothing, not even an old result; and the generation says who may act, whatever was recorded.",
-            "Compare the presented generation with the installed one first; look the record up only once they are equal.",
+            "The request came with a generation that is not the installed one, and your apply answered it as a replay (see `got`). Why did the generation not refuse it: which did your apply decide on first, the generation or the record?",
+            "A stale or never-issued request is refused whatever is recorded: a worker whose authority is gone learns nothing, not even an old result. A replay's answer comes from a record, and only a request that applied leaves one.",
+            "The generation refuses this request before any record can answer it. Did your apply read a record before it checked the generation, find a record an earlier call should not have stored (one of a refused request), or answer a replay without a record?",
         ],
     },
     Hint {
@@ -155,7 +155,15 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "Your apply refused the generation that is installed now. Which generation did it compare with, of which resource, read when?",
             "The installed generation of this resource, read inside the transaction that writes, is the only one to compare with; the same number is accepted.",
-            "Read `tx.installed_generation(resource)?` after BEGIN and accept `presented == installed`.",
+            "The step presented the generation installed now, yet your refusal names another one as installed. Which resource's generation did your code read, and when: in the transaction that writes, or before?",
+        ],
+    },
+    Hint {
+        id: "refusal-numbers-agree",
+        levels: [
+            "Your apply refused the generation, yet the refusal's own numbers say the presented generation is the installed one (see `got`), the one case that goes on. What made your code refuse, and where do the two numbers in the refusal come from?",
+            "A refusal by generation reports the two numbers it compared. When they are equal, it did not come from comparing them as the contract does: it came from a comparison that refuses equal, from other numbers than the ones it reports, or from another path that answers with a refusal (an error turned into one, say).",
+            "Only a presented generation that differs from the installed one, read in the transaction that writes, is refused, and the refusal reports those two numbers. Which path of your code built this refusal, and what had it read or met there?",
         ],
     },
     Hint {
@@ -275,7 +283,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "The right requests are recorded, but a record holds other contents (compare `expected` and `got` field by field). Which call wrote that record, and did a later call write it again?",
             "A request's record is written once, by the call that applies it, with the delta, the result it returned and the generation presented; copies only read it.",
-            "Insert the record once, on the applied path, with `result` and `generation` of that call; never update it on a replay.",
+            "A request's record holds its delta, the result its first apply returned and the generation that apply presented, and no later call changes it. Which field differs here, and which call wrote it: the one that applied, or a later one?",
         ],
     },
     Hint {
@@ -283,7 +291,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "Other requests are recorded than the ones applied. Which record is missing or extra, and under what key was it stored?",
             "One record per applied request, keyed by the resource and the request id exactly as sent.",
-            "Store `(resource, request_id)` unchanged, in the transaction that applies the delta, and nothing on other paths.",
+            "One record per applied request, under the resource and the request id exactly as sent, and none for a call that did not apply. Which recorded request was not applied, or which applied one is recorded under another key, and which call stored it?",
         ],
     },
     Hint {
@@ -492,7 +500,7 @@ pub(super) const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
             None,
             None,
             Some(
-                "Compare `p_generation` with the generation of the row named `p_resource`, read after `FOR UPDATE NOWAIT`; equal is accepted.",
+                "The step presented the generation installed now, yet your refusal names another one as installed. Which row's generation did your function read, and was it the row named `p_resource`, read after `FOR UPDATE NOWAIT`?",
             ),
         ],
     ),

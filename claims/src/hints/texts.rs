@@ -26,8 +26,8 @@ pub(super) const OBSERVED: &[Hint] = &[
         id: "duplicate-insert",
         levels: [
             "The database refused a record because one with the same key was already stored. When your apply inserted it, had it looked for that record, and could another call have stored it after the look?",
-            "Two copies of one request can run at once. A lookup made before this call holds the write lock can miss a record the other copy is about to commit.",
-            "Look the record up inside the transaction that writes it, after that transaction holds the write lock (BEGIN IMMEDIATE). The second copy then meets contention, retries, and finds the record: a replay.",
+            "A record's key is the resource and the request id, so a second insert of the same pair fails. A call inserts it a second time when it did not look for it, looked under another key, or looked before another copy of the request stored it.",
+            "A call inserts a record only once it knows, in the transaction that inserts, that none is stored for that pair. Did your apply look for this pair, in that transaction, after it held the write lock?",
         ],
     },
     Hint {
@@ -195,7 +195,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "A request that was applied before was applied again. Did your apply find the first one's record, and did it look before it wrote?",
             "Every applied request leaves a record, keyed by resource and request id, in the transaction that writes its value; a later copy finds it and changes nothing.",
-            "After the generation check: `if let Some(record) = tx.find_record(resource, request_id)?` return the replay, before any write.",
+            "A copy finds the first request's record, stored with its value, and is answered from it before any write. Was the first request's record stored under this resource and request id, and did your apply look for it before it wrote?",
         ],
     },
     Hint {
@@ -251,7 +251,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "The observer reads another installed generation than the claim expects. Which of your calls changed it, or failed to?",
             "Only install_generation writes a generation: of the resource it was given, when it accepts, and only if its transaction commits.",
-            "One transaction: read this resource's generation, refuse `NotHigher`, write the new one with `tx.set_generation`, commit.",
+            "A resource's generation changes only when install_generation accepts a higher one for that resource and commits. Which install wrote the generation the observer reads, or which accepted install did not commit it?",
         ],
     },
     Hint {
@@ -259,7 +259,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "The observer reads another value than the claim expects. Which of the calls before this step should have changed it, and which did?",
             "A call that is refused, fails or replays changes nothing. A write made before a check that refuses, or outside the transaction that commits, survives.",
-            "Make every check before the first write, and write the value and the record in the one transaction you commit at the end.",
+            "The value moves by the delta of each request that applied, once, and by nothing else. Which call's write is in the value that should not be, or missing from it, and did that call's transaction commit or roll back?",
         ],
     },
     Hint {
@@ -267,7 +267,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "The observer misses a record that a request applied in this test should have left (see `expected`). Which call should have stored it, was it committed with the value, and did a later call remove it?",
             "The record is what makes a later copy a replay: it must be stored exactly when the value is.",
-            "`tx.insert_record(...)` in the same transaction as `tx.set_value(...)`, before `tx.commit()`.",
+            "A request that applied leaves its record, written in the transaction that writes its value and committed with it. Did the call that applied this request insert the record, under which key, and did that insert commit?",
         ],
     },
     Hint {
@@ -275,7 +275,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "A record is stored for a request that should have left none (the one in `got` that `expected` lacks). At which point does your apply store it, and in which transaction?",
             "A call that is refused or fails stores nothing: a record of it would turn a later copy into a replay of something that never happened.",
-            "Insert the record only after every check passed, in the transaction that writes the value.",
+            "A record is stored only for a request that applied, with its value, in one transaction. On which path did your apply store this one, and was that request applied?",
         ],
     },
     Hint {
@@ -520,7 +520,7 @@ pub(super) const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
             None,
             None,
             Some(
-                "After the generation check, look the record up; if `FOUND`, return 'replayed' with its result (or refuse a conflict) before any write.",
+                "A copy finds the first request's record, stored with its value, and is answered from it before any write. Was the first request's record inserted under this resource and request id, and did your function look for it before its UPDATE?",
             ),
         ],
     ),
@@ -540,7 +540,7 @@ pub(super) const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
             None,
             None,
             Some(
-                "Only install_generation's `UPDATE resources SET generation = ...` writes it, after every check has passed.",
+                "A resource's generation changes only when install_generation accepts a higher one for that resource and its `UPDATE resources SET generation = ...` commits. Which call wrote the generation the observer reads, or failed to?",
             ),
         ],
     ),
@@ -550,7 +550,7 @@ pub(super) const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
             None,
             None,
             Some(
-                "After the value's UPDATE, INSERT the record in the same function call: one statement, one transaction.",
+                "A request that applied leaves its record, written in the same function call as its value and committed with it. Did your function insert this record, under which key, and did the insert commit?",
             ),
         ],
     ),
@@ -560,7 +560,7 @@ pub(super) const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
             None,
             None,
             Some(
-                "Take the row lock before you look the record up: a second copy then meets contention, retries, and finds the record.",
+                "A call inserts a record only once it knows, in the same call, that none is stored for that pair. Did your function look for this pair after its `FOR UPDATE NOWAIT` on the resource's row?",
             ),
         ],
     ),
@@ -607,7 +607,7 @@ pub(super) const POSTGRES_ANSWERS: &[(&str, &str)] = &[
     ),
     (
         "duplicate-insert",
-        "Take the row lock first (`tx.lock_row(resource)`), then look the record up in the same transaction: a second copy waits at the lock, meets contention, retries, and finds the record.",
+        "A call inserts a record only once it knows, in the transaction that inserts, that none is stored for that pair. Did your apply look for this pair, in that transaction, after it held the resource's row lock?",
     ),
     (
         "contention-answered",

@@ -9,8 +9,13 @@
 //!
 //! Every hint has three levels. Level 1, printed with the failure, is a
 //! question that points at the cause. Level 2 says where to look. Level 3 is
-//! the answer; it is printed only when asked for (`cargo grade --hint L4.9`,
-//! once for level 2, again for level 3).
+//! the answer where the step's premise establishes the cause; where one
+//! printed fact fits several mistakes, it states the fact and asks which. A
+//! claim's own hint, shown when nothing more specific was seen, speaks of
+//! the claim's principle only: its level 3 states the principle and asks,
+//! never a fix for one particular mistake. Levels 2 and 3 are printed only
+//! when asked for (`cargo grade --hint L4.9`, once for level 2, again for
+//! level 3).
 
 use crate::{Claim, Track};
 

@@ -9,8 +9,13 @@
 //!
 //! Every hint has three levels. Level 1, printed with the failure, is a
 //! question that points at the cause. Level 2 says where to look. Level 3 is
-//! the answer; it is printed only when asked for (`cargo grade --hint L4.9`,
-//! once for level 2, again for level 3).
+//! the answer where the step's premise establishes the cause; where one
+//! printed fact fits several mistakes, it states the fact and asks which. A
+//! claim's own hint, shown when nothing more specific was seen, speaks of
+//! the claim's principle only: its level 3 states the principle and asks,
+//! never a fix for one particular mistake. Levels 2 and 3 are printed only
+//! when asked for (`cargo grade --hint L4.9`, once for level 2, again for
+//! level 3).
 
 use crate::{Claim, Track};
 
@@ -430,6 +435,13 @@ fn observed(
         (Stale | NeverIssued, Conflict) => "stale-compared-with-record",
         (Stale, NeverIssued) | (NeverIssued, Stale) => "stale-or-never-issued",
         (Stale | NeverIssued, _) => "generation-accepted",
+        // A refusal whose own numbers say the presented generation is the
+        // installed one: not a comparison with the wrong generation.
+        (Applied(_) | Replayed(_), got)
+            if got.refusal_by_generation() && premise::refusal_numbers_agree(got_line) =>
+        {
+            "refusal-numbers-agree"
+        }
         (Applied(_) | Replayed(_), got) if got.refusal_by_generation() => "current-refused",
         (Fault, got) if got.refusal_by_generation() => "current-refused",
         (Applied(_), Applied(_)) => "wrong-result",

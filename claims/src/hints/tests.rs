@@ -408,3 +408,149 @@ fn every_hint_has_three_levels_and_a_claim_hint_for_every_claim() {
         );
     }
 }
+
+/// A claim's own hint is shown where no observation says what went wrong,
+/// so it may take no mistake for granted: its level 3 states the claim's
+/// principle and asks, and no sentence of it tells the learner what to do
+/// (an order such as "Take the write lock before reading" presumes the
+/// code did otherwise).
+#[test]
+fn a_claims_own_hint_states_its_principle_and_asks() {
+    // Verbs that open an order in the hints' words.
+    const ORDERS: &[&str] = &[
+        "accept", "act", "add", "answer", "begin", "check", "commit", "compare", "follow", "give",
+        "grant", "insert", "install", "keep", "key", "let", "lock", "look", "make", "pass",
+        "present", "read", "record", "refuse", "remove", "replace", "return", "revoke", "store",
+        "take", "use", "write",
+    ];
+    let hints = CLAIMS.iter().flat_map(|(id, levels, postgres)| {
+        std::iter::once((*id, levels)).chain(postgres.iter().map(move |levels| (*id, levels)))
+    });
+    for (id, [first, _, third]) in hints {
+        assert!(first.ends_with('?'), "{id}'s level 1 asks: {first}");
+        assert!(
+            third.ends_with('?'),
+            "{id}'s level 3 ends with a question: {third}"
+        );
+        let sentences: Vec<&str> = third
+            .split_inclusive(['.', '?', ';'])
+            .map(str::trim)
+            .filter(|sentence| !sentence.is_empty())
+            .collect();
+        assert!(
+            sentences.iter().any(|sentence| !sentence.ends_with('?')),
+            "{id}'s level 3 states the principle before it asks: {third}"
+        );
+        for sentence in sentences {
+            let word = sentence
+                .split(|c: char| !c.is_alphanumeric() && c != '_')
+                .find(|word| !word.is_empty())
+                .unwrap_or_default()
+                .to_lowercase();
+            assert!(
+                !ORDERS.contains(&word.as_str()),
+                "{id}'s level 3 gives an order (\"{sentence}\"): it would take a mistake for granted"
+            );
+        }
+    }
+}
+
+/// Issue 38: a refusal whose own numbers say the presented generation is
+/// the installed one did not come from comparing with the wrong
+/// generation; `current-refused` is kept for a refusal that names another.
+#[test]
+fn a_refusal_whose_numbers_agree_is_not_a_wrong_comparison() {
+    let step = "apply(fund-A, generation 1, \"r1\", +5)";
+    let agree = "rejected: stale generation: presented 1, installed 1";
+    let never = "rejected: generation never issued: presented 2, installed 2";
+    for got in [agree, never] {
+        assert_eq!(
+            hint("L2.3", Track::Sqlite, step, "applied, result 5", got),
+            "refusal-numbers-agree"
+        );
+        assert!(!premise_holds(
+            "current-refused",
+            step,
+            "applied, result 5",
+            got
+        ));
+    }
+    assert_eq!(
+        hint(
+            "L4.9",
+            Track::Postgres,
+            step,
+            "replayed, original result 5",
+            agree
+        ),
+        "refusal-numbers-agree"
+    );
+    let other = "rejected: stale generation: presented 1, installed 2";
+    assert_eq!(
+        hint("L2.3", Track::Sqlite, step, "applied, result 5", other),
+        "current-refused"
+    );
+    assert!(!premise_holds(
+        "refusal-numbers-agree",
+        step,
+        "applied, result 5",
+        other
+    ));
+}
+
+/// Issue 38: a stale request answered as a replay may have met a record
+/// looked up before the generation, or a record a refused call should never
+/// have stored. The hint says what the step shows and asks which; it does
+/// not pick one.
+#[test]
+fn a_stale_request_replayed_is_asked_about_not_explained() {
+    let shown = for_step(
+        crate::claim("L4.9").unwrap(),
+        Track::Sqlite,
+        "apply(fund-A, generation 1, \"a-1\", +5)",
+        "rejected: stale generation: presented 1, installed 2",
+        "replayed, original result 5",
+    );
+    assert_eq!(shown.id, "stale-replayed");
+    let third = shown.level(3);
+    assert!(third.ends_with('?'), "{third}");
+    for cause in ["before it checked the generation", "should not have stored"] {
+        assert!(
+            third.contains(cause),
+            "level 3 asks about {cause:?}: {third}"
+        );
+    }
+    for level in shown.levels {
+        assert!(
+            !level.contains("look the record up only once"),
+            "no level prescribes one order: {level}"
+        );
+    }
+}
+
+/// Issue 38: L4.10 on PostgreSQL prints `one record: …` where it expected
+/// and `records: …` where it got; the same request recorded with another
+/// result is the same ids with other contents.
+#[test]
+fn one_record_and_records_lines_are_read_alike() {
+    let expected = "one delivery applied, result 2, the other replayed, original result 2 (contention tried again); value 2; one record: fund-A r2 delta +1 result 2 generation 1";
+    let got = "first delivery: applied, result 2; second: replayed, original result 2; value 2; records: fund-A r2 delta +1 result 3 generation 1";
+    assert_eq!(premise::record_ids(expected), ["fund-A r2"]);
+    assert_eq!(premise::record_ids(got), ["fund-A r2"]);
+    let step = "apply(fund-A, generation 1, \"r2\", +1) delivered twice: the first paused at its checkpoint 2 (after the record was looked up), the second run to its end meanwhile";
+    assert_eq!(
+        hint("L4.10", Track::Postgres, step, expected, got),
+        "record-differs"
+    );
+    // The same record where the answers differ: no record holds other
+    // contents, so the record's hint is not shown.
+    let same = "first delivery: applied, result 2; second: contention, then contention, then contention, then contention; value 2; records: fund-A r2 delta +1 result 2 generation 1";
+    assert!(!premise_holds("record-differs", step, expected, same));
+    assert_ne!(
+        hint("L4.10", Track::Postgres, step, expected, same),
+        "record-differs"
+    );
+    // No records at all, as that step prints it.
+    let none = "first delivery: applied, result 2; second: replayed, original result 2; value 2; records: none";
+    assert!(premise::record_ids(none).is_empty());
+}

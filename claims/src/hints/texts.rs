@@ -26,8 +26,8 @@ pub(super) const OBSERVED: &[Hint] = &[
         id: "duplicate-insert",
         levels: [
             "The database refused a record because one with the same key was already stored. When your apply inserted it, had it looked for that record, and could another call have stored it after the look?",
-            "Two copies of one request can run at once. A lookup made before this call holds the write lock can miss a record the other copy is about to commit.",
-            "Look the record up inside the transaction that writes it, after that transaction holds the write lock (BEGIN IMMEDIATE). The second copy then meets contention, retries, and finds the record: a replay.",
+            "A record's key is the resource and the request id, so a second insert of the same pair fails. A call inserts it a second time when it did not look for it, looked under another key, or looked before another copy of the request stored it.",
+            "A call inserts a record only once it knows, in the transaction that inserts, that none is stored for that pair. Did your apply look for this pair, in that transaction, after it held the write lock?",
         ],
     },
     Hint {
@@ -121,9 +121,9 @@ pub(super) const OBSERVED: &[Hint] = &[
     Hint {
         id: "stale-replayed",
         levels: [
-            "The request came with a generation that is not the installed one, and your apply answered it as a replay (see `got`). Which does your apply look at first: the generation or the record?",
-            "A worker whose authority is gone must learn nothing, not even an old result; and the generation says who may act, whatever was recorded.",
-            "Compare the presented generation with the installed one first; look the record up only once they are equal.",
+            "The request came with a generation that is not the installed one, and your apply answered it as a replay (see `got`). Why did the generation not refuse it: which did your apply decide on first, the generation or the record?",
+            "A stale or never-issued request is refused whatever is recorded: a worker whose authority is gone learns nothing, not even an old result. A replay's answer comes from a record, and only a request that applied leaves one.",
+            "The generation refuses this request before any record can answer it. Did your apply read a record before it checked the generation, find a record an earlier call should not have stored (one of a refused request), or answer a replay without a record?",
         ],
     },
     Hint {
@@ -155,7 +155,15 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "Your apply refused the generation that is installed now. Which generation did it compare with, of which resource, read when?",
             "The installed generation of this resource, read inside the transaction that writes, is the only one to compare with; the same number is accepted.",
-            "Read `tx.installed_generation(resource)?` after BEGIN and accept `presented == installed`.",
+            "The step presented the generation installed now, yet your refusal names another one as installed. Which resource's generation did your code read, and when: in the transaction that writes, or before?",
+        ],
+    },
+    Hint {
+        id: "refusal-numbers-agree",
+        levels: [
+            "Your apply refused the generation, yet the refusal's own numbers say the presented generation is the installed one (see `got`), the one case that goes on. What made your code refuse, and where do the two numbers in the refusal come from?",
+            "A refusal by generation reports the two numbers it compared. When they are equal, it did not come from comparing them as the contract does: it came from a comparison that refuses equal, from other numbers than the ones it reports, or from another path that answers with a refusal (an error turned into one, say).",
+            "Only a presented generation that differs from the installed one, read in the transaction that writes, is refused, and the refusal reports those two numbers. Which path of your code built this refusal, and what had it read or met there?",
         ],
     },
     Hint {
@@ -187,7 +195,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "A request that was applied before was applied again. Did your apply find the first one's record, and did it look before it wrote?",
             "Every applied request leaves a record, keyed by resource and request id, in the transaction that writes its value; a later copy finds it and changes nothing.",
-            "After the generation check: `if let Some(record) = tx.find_record(resource, request_id)?` return the replay, before any write.",
+            "A copy finds the first request's record, stored with its value, and is answered from it before any write. Was the first request's record stored under this resource and request id, and did your apply look for it before it wrote?",
         ],
     },
     Hint {
@@ -243,7 +251,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "The observer reads another installed generation than the claim expects. Which of your calls changed it, or failed to?",
             "Only install_generation writes a generation: of the resource it was given, when it accepts, and only if its transaction commits.",
-            "One transaction: read this resource's generation, refuse `NotHigher`, write the new one with `tx.set_generation`, commit.",
+            "A resource's generation changes only when install_generation accepts a higher one for that resource and commits. Which install wrote the generation the observer reads, or which accepted install did not commit it?",
         ],
     },
     Hint {
@@ -251,7 +259,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "The observer reads another value than the claim expects. Which of the calls before this step should have changed it, and which did?",
             "A call that is refused, fails or replays changes nothing. A write made before a check that refuses, or outside the transaction that commits, survives.",
-            "Make every check before the first write, and write the value and the record in the one transaction you commit at the end.",
+            "The value moves by the delta of each request that applied, once, and by nothing else. Which call's write is in the value that should not be, or missing from it, and did that call's transaction commit or roll back?",
         ],
     },
     Hint {
@@ -259,7 +267,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "The observer misses a record that a request applied in this test should have left (see `expected`). Which call should have stored it, was it committed with the value, and did a later call remove it?",
             "The record is what makes a later copy a replay: it must be stored exactly when the value is.",
-            "`tx.insert_record(...)` in the same transaction as `tx.set_value(...)`, before `tx.commit()`.",
+            "A request that applied leaves its record, written in the transaction that writes its value and committed with it. Did the call that applied this request insert the record, under which key, and did that insert commit?",
         ],
     },
     Hint {
@@ -267,7 +275,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "A record is stored for a request that should have left none (the one in `got` that `expected` lacks). At which point does your apply store it, and in which transaction?",
             "A call that is refused or fails stores nothing: a record of it would turn a later copy into a replay of something that never happened.",
-            "Insert the record only after every check passed, in the transaction that writes the value.",
+            "A record is stored only for a request that applied, with its value, in one transaction. On which path did your apply store this one, and was that request applied?",
         ],
     },
     Hint {
@@ -275,7 +283,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "The right requests are recorded, but a record holds other contents (compare `expected` and `got` field by field). Which call wrote that record, and did a later call write it again?",
             "A request's record is written once, by the call that applies it, with the delta, the result it returned and the generation presented; copies only read it.",
-            "Insert the record once, on the applied path, with `result` and `generation` of that call; never update it on a replay.",
+            "A request's record holds its delta, the result its first apply returned and the generation that apply presented, and no later call changes it. Which field differs here, and which call wrote it: the one that applied, or a later one?",
         ],
     },
     Hint {
@@ -283,7 +291,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "Other requests are recorded than the ones applied. Which record is missing or extra, and under what key was it stored?",
             "One record per applied request, keyed by the resource and the request id exactly as sent.",
-            "Store `(resource, request_id)` unchanged, in the transaction that applies the delta, and nothing on other paths.",
+            "One record per applied request, under the resource and the request id exactly as sent, and none for a call that did not apply. Which recorded request was not applied, or which applied one is recorded under another key, and which call stored it?",
         ],
     },
     Hint {
@@ -492,7 +500,7 @@ pub(super) const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
             None,
             None,
             Some(
-                "Compare `p_generation` with the generation of the row named `p_resource`, read after `FOR UPDATE NOWAIT`; equal is accepted.",
+                "The step presented the generation installed now, yet your refusal names another one as installed. Which row's generation did your function read, and was it the row named `p_resource`, read after `FOR UPDATE NOWAIT`?",
             ),
         ],
     ),
@@ -512,7 +520,7 @@ pub(super) const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
             None,
             None,
             Some(
-                "After the generation check, look the record up; if `FOUND`, return 'replayed' with its result (or refuse a conflict) before any write.",
+                "A copy finds the first request's record, stored with its value, and is answered from it before any write. Was the first request's record inserted under this resource and request id, and did your function look for it before its UPDATE?",
             ),
         ],
     ),
@@ -532,7 +540,7 @@ pub(super) const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
             None,
             None,
             Some(
-                "Only install_generation's `UPDATE resources SET generation = ...` writes it, after every check has passed.",
+                "A resource's generation changes only when install_generation accepts a higher one for that resource and its `UPDATE resources SET generation = ...` commits. Which call wrote the generation the observer reads, or failed to?",
             ),
         ],
     ),
@@ -542,7 +550,7 @@ pub(super) const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
             None,
             None,
             Some(
-                "After the value's UPDATE, INSERT the record in the same function call: one statement, one transaction.",
+                "A request that applied leaves its record, written in the same function call as its value and committed with it. Did your function insert this record, under which key, and did the insert commit?",
             ),
         ],
     ),
@@ -552,7 +560,7 @@ pub(super) const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
             None,
             None,
             Some(
-                "Take the row lock before you look the record up: a second copy then meets contention, retries, and finds the record.",
+                "A call inserts a record only once it knows, in the same call, that none is stored for that pair. Did your function look for this pair after its `FOR UPDATE NOWAIT` on the resource's row?",
             ),
         ],
     ),
@@ -599,7 +607,7 @@ pub(super) const POSTGRES_ANSWERS: &[(&str, &str)] = &[
     ),
     (
         "duplicate-insert",
-        "Take the row lock first (`tx.lock_row(resource)`), then look the record up in the same transaction: a second copy waits at the lock, meets contention, retries, and finds the record.",
+        "A call inserts a record only once it knows, in the transaction that inserts, that none is stored for that pair. Did your apply look for this pair, in that transaction, after it held the resource's row lock?",
     ),
     (
         "contention-answered",
@@ -607,13 +615,18 @@ pub(super) const POSTGRES_ANSWERS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Each claim's own hint, for a step whose observation says nothing more
+/// specific. It speaks of the claim's principle and nothing else, at every
+/// level: level 1 asks what the claim requires, level 2 says where in the
+/// code that principle lives, level 3 states it plainly and asks; no level
+/// names a fix that takes one particular mistake for granted.
 pub(super) const CLAIMS: &[ClaimHint] = &[
     (
         "L1.1",
         [
             "The worker comes back with the generation it read before the authority moved on. What does your apply compare that generation with?",
-            "Only the destination knows what is installed now; what the worker read earlier may be stale.",
-            "apply compares the presented generation with the one installed now, read in its transaction; install_generation must really write the new one.",
+            "apply's check of the generation: it compares the presented generation with the one installed at the destination, read in the transaction that writes. install_generation is what makes a new generation the installed one.",
+            "Only the generation installed now gives authority; one read earlier may be stale. Which generation did your apply compare with, and had your install really written 2?",
         ],
         None,
     ),
@@ -621,17 +634,17 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L1.2",
         [
             "No pause is needed here: an install lands between the worker's own check and its write. Which check in this story can still catch it?",
-            "A check made before the write, by the worker, is already old when the write happens.",
-            "apply checks the generation itself, in the transaction that writes.",
+            "A check the worker makes before its write is already old when the write happens. The check that can still catch the install is apply's, in the transaction that writes.",
+            "The destination judges the generation at the moment of the write, whatever the worker checked before. What does your apply compare, and in which transaction?",
         ],
         None,
     ),
     (
         "L1.3",
         [
-            "One interleaving breaks an invariant (see `got`). At which point of that schedule did your code decide on something another actor had changed?",
-            "Each step of the schedule is one statement; an invariant breaks when a read and the write that depends on it are not protected from the steps in between.",
-            "Take the write lock before reading the generation and keep it until the commit; record each request with its result and generation in the same transaction.",
+            "One interleaving breaks an invariant (see `got`). Which invariant is it, and after which step of the schedule did your code's state stop keeping it?",
+            "Each step of the schedule is one statement of one actor. Each invariant is kept by a decision of apply or install_generation and by the transaction that makes it and writes its effect.",
+            "Every invariant holds after every step, whatever the other actors did in between. Which of your decisions, made in which transaction, let this one break at that step?",
         ],
         None,
     ),
@@ -639,8 +652,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L1.4",
         [
             "The stale worker is another process on another connection. What does your apply compare its generation with, read when?",
-            "The destination decides, whoever connects: the generation read under the row lock is the only one that counts.",
-            "Lock the row, read its generation, and compare the presented generation with it, all in one transaction.",
+            "The destination decides, whoever connects and from where: apply's check of the generation, in the transaction that writes, and what keeps an install out between that check and the write.",
+            "Only the generation installed at the moment of the write gives authority, and no install lands between a check and its effect. Which generation did your apply compare with, and could an install land between that read and the write?",
         ],
         None,
     ),
@@ -648,8 +661,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L2.1",
         [
             "Two resources, one new generation. Which resource's generation did your code read or write?",
-            "Every read and write of a generation names the resource passed in.",
-            "Read and write the generation of the resource you were given, and only that one.",
+            "Each resource has its own generation. Every read and every write of a generation, in install_generation and in apply, names one resource: the one passed in.",
+            "An install on fund-A changes fund-A's generation and nothing else. Which of your reads or writes reached another resource?",
         ],
         None,
     ),
@@ -657,8 +670,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L2.2",
         [
             "The worker presents a generation higher than the installed one. What does your apply answer, and which comparison decided it?",
-            "Higher than installed means nobody issued it; lower means it was taken away. Only equality is authority.",
-            "Accept only equality: higher is `NeverIssued`, lower is `Stale`.",
+            "apply's check of the generation, in the transaction that writes, has three outcomes: lower, equal and higher. Each has its own answer.",
+            "Only the installed generation gives authority. Lower means it was taken away (`Stale`); higher means nobody installed it (`NeverIssued`). Which answer does your check give to a higher one?",
         ],
         None,
     ),
@@ -666,8 +679,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L2.3",
         [
             "The current holder applies. What does your apply return, and is it committed?",
-            "Success returns the value after the delta, and only a committed transaction keeps it.",
-            "On success return `Outcome::Applied { result }` with the value after the delta, and commit.",
+            "The path that accepts: the check lets the installed generation through, the value is written, and the transaction commits before apply returns.",
+            "The installed generation is accepted, the result is the value after the delta, and it stays only once committed. Which of the three does `got` contradict?",
         ],
         None,
     ),
@@ -675,8 +688,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L2.4",
         [
             "The authority asks for a generation that is not higher. What does your install_generation do with an equal or lower one?",
-            "A generation is issued once; an equal or lower one would give two holders the same authority.",
-            "Refuse `new_generation <= installed` with `NotHigher`, and change nothing.",
+            "install_generation's check, in the transaction that writes the generation: it compares the new generation with the one installed now.",
+            "A generation is issued once, so an equal or lower one is refused as `NotHigher`, and a refusal changes nothing. What does your install compare, and what had it written by the time it answered?",
         ],
         None,
     ),
@@ -684,8 +697,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L2.5",
         [
             "The resource does not exist. What does your function return, and did it create anything?",
-            "The lab's reads report a missing resource as `UnknownResource`.",
-            "Let the `UnknownResource` error from `installed_generation` through with `?`; never insert a resource.",
+            "The first read of the resource, in install_generation and in apply: what it returns when no row is found, and what the code does next.",
+            "A resource the lab does not know is refused as `UnknownResource`, and nothing is created for it. What does your code do when the resource's row is missing?",
         ],
         None,
     ),
@@ -693,8 +706,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L2.6",
         [
             "Generation 2 was granted but not yet installed. What does your apply know about it?",
-            "The destination knows only what is installed; a promise made elsewhere does not reach it.",
-            "A presented generation higher than the installed one is `NeverIssued`, whoever promised it.",
+            "apply's check of the generation: the destination knows only what install_generation wrote, not what the authority promised elsewhere.",
+            "A generation that is not installed has no authority yet, whoever granted it: a higher one is `NeverIssued` until it is installed. What does your apply compare the presented generation with?",
         ],
         None,
     ),
@@ -702,8 +715,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L2.7",
         [
             "A random sequence (already shrunk to its shortest) ends in a step where your code and the model differ. Replay it by hand: what does the contract say at that step?",
-            "The model is the contract and nothing else: validate, check the generation, look the record up, add without overflow, record, commit.",
-            "Follow the failing sequence against that order; the first step where your code answers differently is the decision to fix.",
+            "The model is the contract and nothing else: it checks the input, then the generation, then the record, adds without overflow, records, and commits.",
+            "At every step your code answers as the model does and leaves the state the model leaves. At the first step where they differ, which decision of the contract did your code make otherwise?",
         ],
         None,
     ),
@@ -711,47 +724,39 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L3.1",
         [
             "Another connection holds the write lock. What does your apply return while it does, and afterwards?",
-            "Contention is not a verdict: the caller retries it.",
-            "Pass `LabError::Contention` through unchanged; do not turn it into a generation error.",
+            "Where your apply begins its transaction and meets the lock: what it answers when the lock is held elsewhere, and what it had read by then.",
+            "Contention is not a verdict: while the lock is held elsewhere, apply acts on nothing and answers contention, and the caller tries again; once the lock is free, it succeeds. What did your apply answer, or do, while it could not take the lock?",
         ],
         Some([
             "Another session holds the row lock. What does your apply return while it does, and afterwards?",
-            "A row lock held elsewhere is contention (SQLSTATE 55P03), not a verdict: the caller retries it.",
-            "Pass `LabError::Contention` through unchanged.",
+            "Where your apply locks the resource's row: a row lock held elsewhere is contention (SQLSTATE 55P03), and what the call read before it held the lock decides nothing.",
+            "Contention is not a verdict: while the row lock is held elsewhere, apply acts on nothing and answers contention, and the caller tries again; once the lock is free, it succeeds. What did your apply answer, or do, while it could not take the lock?",
         ]),
     ),
     (
         "L3.2",
         [
             "While your apply sits between its read of the generation and its write, can an install get in?",
-            "An install between the check and the effect makes the decision stale before it is applied.",
-            "Take the write lock before reading the generation (BEGIN IMMEDIATE) and keep it until the commit.",
+            "The transaction in which apply reads the generation and writes: what it holds between the read and the write.",
+            "The check of the generation and its effect are one transaction, and no install lands between them: one tried in between meets contention. What keeps an install out of that window in your apply?",
         ],
-        Some([
-            "While your apply sits between its read of the generation and its write, can an install get in?",
-            "An install between the check and the effect makes the decision stale before it is applied.",
-            "Lock the row (`tx.lock_row`, or an advisory lock per resource that install_generation takes too) before reading the generation, and keep it until the commit.",
-        ]),
+        None,
     ),
     (
         "L3.3",
         [
             "install_generation also reads, then writes. While it sits between the two, can another writer get in?",
-            "The same window as apply's: a read that takes no lock.",
-            "BEGIN IMMEDIATE before the read.",
+            "install_generation's transaction: what it holds between its read of the generation and its write.",
+            "install_generation's read and its write are one decision: no install or apply lands between them, and one tried there meets contention. What keeps other writers out of that window in your install_generation?",
         ],
-        Some([
-            "install_generation also reads, then writes. While it sits between the two, can another writer get in?",
-            "The same window as apply's: a read that takes no lock.",
-            "`tx.lock_row` before the read.",
-        ]),
+        None,
     ),
     (
         "L3.4",
         [
             "The claim holds in one journal mode and not in the other. Which lock does your transaction take, and when, in each?",
-            "In WAL mode readers do not block, so only the write lock protects a decision.",
-            "BEGIN IMMEDIATE takes the write lock in both modes; a DEFERRED transaction holds none until its first write.",
+            "How your transactions begin. In WAL mode readers do not block writers, so only the write lock, held from the read to the commit, protects a decision.",
+            "A decision is protected from the moment its transaction holds the write lock, in either mode, and not before. When does your transaction take the write lock, and does that depend on the mode?",
         ],
         None,
     ),
@@ -759,17 +764,17 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L3.5",
         [
             "A real sqlite3 shell holds BEGIN IMMEDIATE. What does your apply answer while it does?",
-            "Another process's write lock is contention, not a verdict.",
-            "BEGIN IMMEDIATE before reading the generation, and pass `Contention` through unchanged.",
+            "Where your apply begins its transaction and meets another process's write lock, and what it answers there.",
+            "Another process's write lock is contention, not a verdict: apply answers contention while the shell holds it, and succeeds once the shell commits. What did your apply answer while the shell held the lock, and after?",
         ],
         None,
     ),
     (
         "L3.6",
         [
-            "Under load, with retries on contention, an invariant broke or contention was reported as a rejection. Which of your decisions was made outside the lock?",
-            "Every Contention error is the caller's to retry; a refusal must come from the generation read inside the locked transaction.",
-            "Let every `Contention` through unchanged, and refuse only on the generation read inside the IMMEDIATE transaction.",
+            "Under load, with retries on contention, an invariant broke or contention was reported as a rejection. Which one does `got` show, and which of your decisions does it depend on?",
+            "Every decision of apply and install_generation is made in the transaction that writes, on what that transaction read under its lock; contention on the way is the caller's to retry.",
+            "The invariants hold however the threads interleave, and contention is never a refusal. Which of your decisions did the interleaving reach, and what had it read?",
         ],
         None,
     ),
@@ -777,17 +782,17 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L3.7",
         [
             "An apply paused on fund-A: is fund-B still free for others?",
-            "A lock covers what the database locks: a row lock covers one resource.",
-            "Lock the row of the resource you change, and only that row: `tx.lock_row(resource)`.",
+            "What your transaction locks. A lock covers what the database locks: a row lock one resource, SQLite's write lock the whole file.",
+            "On PostgreSQL a call on fund-A holds back work on fund-A and nothing else. What does your transaction lock while it is paused, and is it exactly fund-A's row?",
         ],
         None,
     ),
     (
         "L3.8",
         [
-            "Two requests changed one value at once, and the answers or the value fit no order of the two (see the step). What did your paused call read that the other changed before it wrote?",
-            "A value read where no lock keeps others out is history by the time it is written back: the other request's effect is lost, or the answers disagree with the value.",
-            "Read the value in the transaction that writes it, after that transaction holds the lock (IMMEDIATE on SQLite, the row locked first on PostgreSQL), or write `value = value + delta` in one statement.",
+            "Two requests changed one value at once, and the answers or the value fit no serial order of the two (see the step). What did your paused call read before the pause, and what did it write after it?",
+            "The transaction in which apply reads the value and writes it back: what keeps the other request out between the read and the write.",
+            "Two requests on one resource come out as if one ran after the other: both answers and the value fit one order. Could the other request change what your paused call had read before that call wrote?",
         ],
         None,
     ),
@@ -795,8 +800,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L4.1",
         [
             "The same intent arrives twice. What does your apply know about the first one when the second arrives?",
-            "Only a stored record lets the destination tell a copy from a new request.",
-            "Record every applied request and look it up by resource and request id before applying.",
+            "The record: what apply stores when it applies a request, and what it looks for when a request arrives.",
+            "The same intent twice has one effect, and the copy is answered with the stored result. What does your apply know of the first one when the copy arrives, and what does it answer?",
         ],
         None,
     ),
@@ -804,8 +809,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L4.2",
         [
             "The value moved since r1 was applied. What does a replay of r1 answer?",
-            "A copy gets the answer the first apply gave, not the state of now.",
-            "Return the result stored with the record.",
+            "The replay's answer: where its result comes from.",
+            "A copy gets the answer the first apply gave and changes nothing, however the value moved since. Where does your replay's result come from?",
         ],
         None,
     ),
@@ -813,8 +818,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L4.3",
         [
             "The same request id comes with another delta. What does your apply answer?",
-            "Same id, another delta: a reused id for another intent.",
-            "Compare the stored delta before answering with the stored result: different is `Conflict`.",
+            "The point where apply finds a record for the request id and decides between a replay and a refusal.",
+            "The same request id with another delta is a reused id for another intent: a conflict, and nothing changes. What does your apply compare before it answers from the record?",
         ],
         None,
     ),
@@ -822,8 +827,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L4.4",
         [
             "r1 on fund-A and r1 on fund-B: one request or two, for your apply?",
-            "A request is identified within its resource.",
-            "Look the record up by resource and request id.",
+            "The key under which apply stores a record and looks it up.",
+            "A request is identified within its resource: the same id on two resources is two requests. What is your record's key made of?",
         ],
         None,
     ),
@@ -831,8 +836,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L4.5",
         [
             "Two request ids under one generation. What identifies a request in your apply?",
-            "The request id names the intent; the generation only says who may act.",
-            "Key records by resource and request id, never by generation.",
+            "The key under which apply stores a record and looks it up, and the part the generation plays in it.",
+            "The request id names the intent; the generation only says who may act. Does anything in your record's key, or in its lookup, depend on the generation?",
         ],
         None,
     ),
@@ -840,8 +845,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L4.6",
         [
             "A stale worker replays a request. What does it learn from your apply?",
-            "A worker that lost its authority must not learn results through replays.",
-            "Check the generation first, then the record.",
+            "The order of apply's decisions: the check of the generation and the lookup of the record.",
+            "The generation decides first: a worker whose authority is gone learns nothing, not even a stored result. Which does your apply decide on first, the generation or the record?",
         ],
         None,
     ),
@@ -849,8 +854,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L4.7",
         [
             "The same request comes again under a newer installed generation. One effect or two?",
-            "The record says what happened to a request, whatever generation it came with.",
-            "Key the record by resource and request id, not by generation.",
+            "The lookup of the record, and what apply does when it finds one.",
+            "The record says what happened to a request, whatever generation it came with: a copy under a newer generation is a replay. What does your lookup compare besides the resource and the request id?",
         ],
         None,
     ),
@@ -858,8 +863,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L4.8",
         [
             "A request was refused or failed. What did your apply store?",
-            "A record of a request that did not apply would turn a later copy into a replay of nothing.",
-            "Write the record only on the success path, in the same transaction as the value.",
+            "The paths of apply that end without applying: each refusal, and a failure between the writes. What each leaves in the database, and in which transaction.",
+            "A call that does not apply leaves nothing behind: a record of it would turn a later copy into a replay of nothing. On the path this step took, what did your apply write, and did it stay?",
         ],
         None,
     ),
@@ -867,8 +872,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L4.9",
         [
             "The worker's response was lost and it retries. What does your apply answer the retry, and what does it change?",
-            "The retry is a copy of a request already applied, even if other requests moved the value since.",
-            "Answer the retry from the record.",
+            "What apply does when it finds a record for the request: what it answers, and what it writes.",
+            "A retry is a copy of a request already applied: it gets the stored result and applies nothing, even if other requests moved the value since. What did your apply answer the retry, and what did it write?",
         ],
         None,
     ),
@@ -876,21 +881,21 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L4.10",
         [
             "The same request on two connections at once: at the interleaving in `got`, what did each copy see when it looked for the record?",
-            "A lookup made before the write lock lets a duplicate in between, and its insert then fails on the record's key.",
-            "Look the record up inside the transaction that writes it, after BEGIN IMMEDIATE.",
+            "The transaction in which apply looks the record up and writes the value and the record: what it holds from the lookup to the commit.",
+            "The same request delivered twice has one effect and one record, and each copy gets the original result (or contention, and tries again), never another error. When the second copy looked for the record, could the first one's still be on its way?",
         ],
         Some([
             "The same request on two sessions at once: what did each copy see when it looked for the record?",
-            "A lookup made before the row lock lets a duplicate in between, and its insert then fails on the record's key.",
-            "Lock the resource's row first (`tx.lock_row`), then look the record up in the same transaction.",
+            "The transaction in which apply looks the record up and writes the value and the record, and the resource's row lock: what it holds from the lookup to the commit.",
+            "The same request delivered twice has one effect and one record, and each copy gets the original result (or contention, and tries again), never another error. When the second copy looked for the record, could the first one's still be on its way?",
         ]),
     ),
     (
         "L4.11",
         [
             "Two ids that differ (case, whitespace, one byte): one request or two, for your apply?",
-            "The request id is opaque: the destination compares it byte for byte.",
-            "Store and look up the request id exactly as it was sent: no trim, lowercase, normalization or truncation.",
+            "How apply stores the request id and looks it up: every step between the argument and the key.",
+            "The request id is opaque: two ids that differ in any byte are two requests. Does anything in your code change the id on its way to the record?",
         ],
         None,
     ),
@@ -898,8 +903,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L5.1",
         [
             "A fault strikes between the value and the record. What survives of your apply's writes?",
-            "A rollback undoes what one transaction wrote, and only that.",
-            "Write the value and the record in one transaction, committed once at the end.",
+            "The transaction, or transactions, that hold apply's two writes, and where each commits.",
+            "A fault between the value and the record leaves neither, and the retry then applies once. In how many transactions does your apply write the two, and when does each commit?",
         ],
         None,
     ),
@@ -908,7 +913,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "The external call is not undone by the rollback: that is the limit this claim shows. Did your value or record survive the fault too?",
             "The ledger keeping the call is not a bug to fix; a value or record that survived the fault is.",
-            "Write the value and the record in one transaction, so that the fault rolls both back.",
+            "The external call stays; the value and the record roll back together when the fault strikes. What of your apply's writes outlived the fault?",
         ],
         None,
     ),
@@ -917,7 +922,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "A direct SQL write goes around apply: that is the limit this claim shows. What did your own functions leave in the lab before it?",
             "The contract covers only writes that go through apply; the test's setup still uses your functions.",
-            "Make the earlier steps (install, apply) behave as the contract says; the bypass itself is not yours to stop.",
+            "The bypass is not yours to stop; the steps before it are yours, and they behave as the contract says. Which of those steps did your functions answer otherwise (see `got`)?",
         ],
         None,
     ),
@@ -926,7 +931,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "An old generation is restored: that is the limit this claim shows. What did your functions do before and after the restore?",
             "apply trusts the installed generation, whatever put it there.",
-            "Compare the presented generation with the one installed now, whatever wrote it.",
+            "The generation installed now decides, whatever wrote it, so the restore makes the old generation's requests accepted again. What did your apply compare with, before and after the restore?",
         ],
         None,
     ),
@@ -934,8 +939,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L5.5",
         [
             "Every connection closed and opened again. What was committed before?",
-            "What is not committed is gone when the connection closes.",
-            "Commit the transaction before returning.",
+            "Where your functions end their transactions: what a call leaves committed when it returns.",
+            "A value or a record is kept across connections only once committed. Did your call commit before it returned, and what did it commit?",
         ],
         None,
     ),
@@ -943,8 +948,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L5.6",
         [
             "A process killed between the value and the record: what did the file keep of your apply's writes?",
-            "SQLite discards an uncommitted transaction when the process dies, and only that.",
-            "Write the value and the record in one transaction and commit once, at the end.",
+            "The transaction, or transactions, that hold apply's writes, and when each commits.",
+            "SQLite keeps what was committed and nothing else when a process dies: killed between the two writes leaves neither, killed after the commit keeps both. Which of your writes were committed at the moment of the kill?",
         ],
         None,
     ),
@@ -953,7 +958,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "The sqlite3 shell's direct UPDATE goes around the contract: that is the limit shown. What did your functions leave in the lab before it?",
             "The contract covers only writes that go through apply, whoever else opens the file.",
-            "Make the earlier steps behave as the contract says; the bypass itself is not yours to stop.",
+            "The bypass is not yours to stop; the steps before it are yours, and they behave as the contract says. Which of those steps did your functions answer otherwise?",
         ],
         None,
     ),
@@ -961,8 +966,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L6.1",
         [
             "This input is malformed. Where does your function check it, and what had it changed by then?",
-            "Refuse malformed input before the transaction; an overflow is found with the value and refused before any write.",
-            "Check the request id and the generation before BEGIN; use `checked_add` for the value.",
+            "The first lines of your function, before any transaction: input that can never be valid. Then the addition to the value, which may overflow.",
+            "Bad input gets its own typed error and changes nothing: an empty id or a generation below 1 before the database is touched, an overflow before any write. Which check answered this input, and what had been written by then?",
         ],
         None,
     ),
@@ -970,8 +975,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L7.1",
         [
             "A worker was frozen while a newer holder took the lock and wrote. Which token does your worker present, and where does it get it?",
-            "A token etcd raises for every new holder is what lets the destination tell the woken worker from the new one.",
-            "Act with the token you installed, taken from the lock key's revision (`Held::revision`).",
+            "Where your worker gets the token it installs, and the one it presents to apply.",
+            "The token the destination checks is one the coordinator raises for every new holder, so the resumed worker's own token is refused. Which token did your worker install, and which did it present?",
         ],
         None,
     ),
@@ -980,7 +985,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "Your worker held the lock, was frozen, and woke. What does holding the lock prove at that moment?",
             "Nothing, once you have been frozen: only a token the destination checks tells old from new.",
-            "Install your token before acting and present that token to apply, never a generation you happen to read.",
+            "Holding the lock proves nothing after a freeze; the destination refuses the woken worker by its token. Which token did your worker install, and which did it present to apply?",
         ],
         None,
     ),
@@ -988,8 +993,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L7.3",
         [
             "The leader was killed between two holders. Is the next holder's token higher than yours, whoever leads now?",
-            "A value the cluster replicates before it grants the lock survives a new leader; one kept by a process does not.",
-            "Present the token you installed, taken from the lock key's revision.",
+            "Where your worker's token comes from, and whether it survives a new leader.",
+            "Tokens keep rising across a leader failure: a value the cluster replicates before it grants the lock survives, one kept by a process does not. Where does your worker's token come from?",
         ],
         None,
     ),
@@ -997,8 +1002,8 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         "L7.4",
         [
             "Your worker could not show that it holds the newest authority (a newer generation was installed, or its lease was lost before the lock was granted). What did it do next?",
-            "A `NotHigher` install with a higher installed generation, or a lock that was never granted, both mean someone else may hold the authority: a worker in that position must not act.",
-            "Return without calling apply: `LabError::Superseded` when a newer generation is installed, the error you got when the lock failed; never borrow the installed generation.",
+            "What your worker does after its install finds a newer generation, and after the lock is not granted.",
+            "A worker that cannot show it holds the newest authority stops without calling apply. What did your worker do after that install, or after that lock failed?",
         ],
         None,
     ),
@@ -1007,7 +1012,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "The worker was killed after its commit and the request is retried in a new process. What request id does the retry present?",
             "The id names the request, not the attempt or the token.",
-            "Take the lock again and present the same request id, unchanged.",
+            "A retry of a request whose response was lost gets its original result: it is the same request, even in a new process under a new lock. Which request id did your retry present?",
         ],
         None,
     ),
@@ -1016,7 +1021,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "One worker took its lease first but the lock second. Which number orders the holders in your worker?",
             "The lease id follows the order leases were granted in; a counter of your own starts again in every process.",
-            "Use the lock key's revision (`Held::revision`).",
+            "The token comes from the lock: holders are ordered as the lock was granted, and each raises the installed generation. What does your worker take its token from?",
         ],
         None,
     ),
@@ -1025,7 +1030,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "The worker's own UPDATE of the table went through (see `got`). Which rights does the worker's role have on the tables, and who runs apply's body?",
             "A function marked SECURITY DEFINER runs with its owner's rights: the caller needs no right on the tables at all.",
-            "Keep apply SECURITY DEFINER and grant the worker EXECUTE on it, never SELECT, UPDATE or INSERT on the tables.",
+            "The worker reaches the tables only through apply, which runs with its owner's rights; its own UPDATE is refused. Which right on the tables does your file leave the worker, granted by name or through PUBLIC?",
         ],
         None,
     ),
@@ -1034,7 +1039,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "A worker called install_generation and it ran. Who may call a function that nobody granted anything on?",
             "A new function is executable by PUBLIC, every role, until that right is taken back.",
-            "`REVOKE EXECUTE ON FUNCTION install_generation(text, bigint) FROM PUBLIC;` then `GRANT EXECUTE ... TO fencing_authority;` (and the same for apply and fencing_worker).",
+            "Only the authority installs: the worker's call of install_generation is refused, the authority's lands. Who holds EXECUTE on install_generation in your file, by name or through PUBLIC?",
         ],
         None,
     ),
@@ -1043,7 +1048,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "The owner's UPDATE wrote an old generation back. What in your file runs when anyone, not only install_generation, writes a generation?",
             "install_generation's check sees only its own callers; a rule of the schema (a trigger on the table) sees every UPDATE.",
-            "Add a BEFORE UPDATE OF generation trigger on resources that raises (refuse_not_higher) when NEW.generation < OLD.generation.",
+            "A generation never goes backwards, whoever writes it, and only a rule of the schema sees every write. What in your file refuses an UPDATE that lowers a generation?",
         ],
         None,
     ),
@@ -1052,7 +1057,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "This claim shows what stays open; which step of it did your functions change (see `got`)?",
             "The owner lifts the rules and writes; then apply runs with a fault between its writes. Your functions must still judge and write as in L2 and L5.",
-            "Nothing to close here: make apply refuse the stale call and write value then record, as the earlier claims ask.",
+            "Nothing here is yours to close: your functions judge and write as the earlier claims ask, and the fault rolls their writes back. Which step did your functions answer otherwise?",
         ],
         None,
     ),
@@ -1061,7 +1066,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "Without the worker's temporary relations your apply refused this stale request; with them in place it did not (see `got`). Which relation named resources does your apply's body read, and whose search_path picks it?",
             "An unqualified table name is looked up in the search_path in force when the statement runs. A function without a search_path of its own runs in its caller's, where the caller's temporary schema (pg_temp) comes first unless it is named later; SECURITY DEFINER then lets the caller's view read and write with the owner's rights.",
-            "Give each SECURITY DEFINER function a search_path of its own: `SET search_path FROM CURRENT` (the file is loaded with the lab's schema first and pg_temp last), or one that names pg_temp last.",
+            "A function the worker calls reads the lab's tables, whatever relations the worker made. Which search_path does your apply run with, and where does pg_temp fall in it?",
         ],
         None,
     ),
@@ -1070,7 +1075,7 @@ pub(super) const CLAIMS: &[ClaimHint] = &[
         [
             "One of the authority's steps came out otherwise than its part allows (see the step and `got`). Which rights does fencing_authority hold, granted to it or to every role (PUBLIC)?",
             "The authority's part is install_generation and nothing else. Calling apply is the worker's part, and install_generation writes the tables with its owner's rights (SECURITY DEFINER), so the authority needs no right on resources or requests.",
-            "Grant fencing_authority EXECUTE on install_generation only: no EXECUTE on apply, no SELECT, INSERT, UPDATE or DELETE on resources or requests (and revoke PUBLIC's EXECUTE on both functions).",
+            "The authority may install and nothing else: its call of apply and its own writes on the tables are refused. Which rights does your file give fencing_authority beyond EXECUTE on install_generation, by name or through PUBLIC?",
         ],
         None,
     ),

@@ -240,11 +240,8 @@ impl TrackScore {
                     // The message is the one the test sent; the output is
                     // what libtest printed for it, the learner's prints.
                     let section = run.section(name).unwrap_or_default();
-                    let printed = Failure::from_section(&section);
-                    let failure = Failure {
-                        message: verdicts.message(name).unwrap_or_default().trim().to_owned(),
-                        output: printed.output,
-                    };
+                    let message = verdicts.message(name).unwrap_or_default();
+                    let failure = Failure::sent(&section, message);
                     (name.clone(), failure)
                 });
                 ClaimScore {

@@ -184,13 +184,21 @@ fn next_claim(track: Track, claim: &ClaimScore) -> (String, Option<hints::Hint>)
                 let _ = writeln!(out, "  hint:     {}", hint.level(1));
             }
         }
-        None => {
-            let _ = writeln!(
-                out,
-                "  no result yet: its tests never reported\n  hint:     {}",
-                hint.level(1)
-            );
-        }
+        None => match claim.never_ran {
+            // The problem above says why; a hint would speak of code the
+            // tests never ran.
+            Some(why) => {
+                let _ = writeln!(out, "  {}", why.no_result());
+                return (out, None);
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "  no result yet: its tests never reported\n  hint:     {}",
+                    hint.level(1)
+                );
+            }
+        },
     }
     (out, Some(hint))
 }

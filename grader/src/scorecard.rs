@@ -373,8 +373,18 @@ pub fn compile_error_files(problem: &str) -> Vec<String> {
 fn first_failing(track: Track, first: &ClaimScore, run_problem: Option<&str>) -> String {
     let claim = first.claim;
     let named = run_problem.map(compile_error_files).unwrap_or_default();
+    // The answer the failing step got, when it says which function
+    // panicked or is unfinished, narrows the files to that one's.
+    let got = first.first_failure.as_ref().map_or("", |(_, failure)| {
+        failure
+            .message
+            .lines()
+            .map(str::trim_start)
+            .find_map(|line| line.strip_prefix("got:"))
+            .unwrap_or("")
+    });
     let files = if named.is_empty() {
-        claim.files_on(track)
+        claim.files_for_step(track, got)
     } else {
         named
     };

@@ -122,7 +122,7 @@ impl Check {
             id = self.claim.id,
             track = self.track.name(),
             text = self.claim.text,
-            files = files.join(" and "),
+            files = self.claim.files_for_step(self.track, &got).join(" and "),
             question = hint.level(1),
             more = self.claim.hint_command(self.track),
             hint_id = hint.id,

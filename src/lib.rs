@@ -79,7 +79,7 @@ pub use fencing_lab_api::{LabError, Outcome, Record, Sql, State, Tx, describe, d
 /// The claim catalogue (the package `lab-claims`): claims, points, tracks and
 /// the hints asked by step.
 pub use lab_claims as claims;
-pub use panics::{panic_message, quiet_todo_panics};
+pub use panics::{panic_message, quiet_learner_panics};
 pub use store::{Session, Store};
 
 /// Set, the databases' defences against the code under test are off: no

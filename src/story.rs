@@ -88,7 +88,7 @@ impl Observer for Narrator {
         let Some(claim) = claims::claim(claim) else {
             return Err(Halt(format!("{claim} failed at {step}")));
         };
-        let files = claim.files_on(self.track);
+        let files = claim.files_for_step(self.track, &step.got);
         let mut why = format!(
             "claim {} failed: {}\n    step:     {}\n    expected: {}\n    got:      {}\n",
             claim.id,

@@ -179,6 +179,30 @@ impl Claim {
         files
     }
 
+    /// The files of [`Claim::files_on`] a failing step points to: where
+    /// its answer (`got`) says which function panicked or is not
+    /// implemented yet (`apply panicked: …`), that function's file alone;
+    /// otherwise every file the claim judges, since a wrong answer of one
+    /// function may come from what the other wrote.
+    pub fn files_for_step(&self, track: Track, got: &str) -> Vec<String> {
+        let files = self.files_on(track);
+        let named: Vec<String> = files
+            .iter()
+            .filter(|file| {
+                let stem = file
+                    .rsplit('/')
+                    .next()
+                    .and_then(|name| name.strip_suffix(".rs"));
+                stem.is_some_and(|function| {
+                    got.contains(&format!("{function} panicked: "))
+                        || got.contains(&format!("{function} is not implemented yet"))
+                })
+            })
+            .cloned()
+            .collect();
+        if named.len() == 1 { named } else { files }
+    }
+
     /// The prefix its test functions start with: `L4.2` is `l4_2_`.
     pub fn test_prefix(&self) -> String {
         format!("{}_", self.id.to_lowercase().replace('.', "_"))
@@ -731,6 +755,23 @@ pub fn total_points_on(track: Track) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panic_names_the_file_of_the_function_that_panicked() {
+        let l1 = claim("L1.1").unwrap();
+        assert_eq!(l1.files_on(Track::Sqlite).len(), 2);
+        let got = "apply panicked: boom (at exercises/apply.rs:3:5)";
+        assert_eq!(l1.files_for_step(Track::Sqlite, got), [APPLY]);
+        assert_eq!(
+            l1.files_for_step(Track::Postgres, got),
+            ["exercises/postgres/apply.rs"]
+        );
+        let got = "install_generation panicked: boom";
+        assert_eq!(l1.files_for_step(Track::Sqlite, got), [INSTALL]);
+        // A wrong answer may come from what the other function wrote.
+        let got = "applied, result 5";
+        assert_eq!(l1.files_for_step(Track::Sqlite, got).len(), 2);
+    }
 
     #[test]
     fn a_claims_command_runs_its_own_track_only() {

@@ -33,7 +33,7 @@ use crate::output::{self, Shard};
 use crate::part::Part;
 use crate::report::{self, Graded, Row};
 use crate::sandbox::{self, Sandbox};
-use crate::score::{Scope, Score, Tracks};
+use crate::score::{NeverRan, Scope, Score, Tracks};
 use crate::suite::{Built, Suite};
 use crate::{cache, flags, scratch, submission};
 use lab_claims::Track;
@@ -692,7 +692,7 @@ fn grade_one(
 fn ungraded(name: &str, folder: &Path, context: &Context<'_>) -> Graded {
     let mut graded = Graded {
         name: name.to_owned(),
-        score: Score::nothing(context.suite.scope),
+        score: Score::nothing(context.suite.scope, NeverRan::NotBuilt),
         error: None,
         short: String::new(),
         notes: Vec::new(),
@@ -747,6 +747,7 @@ fn build(
         }
         Built::CompileError(first_error) => {
             *last_built = None;
+            graded.score = Score::nothing(context.suite.scope, NeverRan::DidNotCompile);
             graded.short = "does not compile".to_owned();
             graded.error = Some(format!(
                 "the exercises do not compile; the first error:\n{first_error}"
@@ -755,6 +756,7 @@ fn build(
         }
         Built::TimedOut(limit) => {
             *last_built = None;
+            graded.score = Score::nothing(context.suite.scope, NeverRan::BuildTimedOut);
             graded.short = "build timed out".to_owned();
             graded.error = Some(format!(
                 "the build took longer than {} s and was stopped",

@@ -291,6 +291,7 @@ mod tests {
                     failed: Vec::new(),
                     missing: Vec::new(),
                     first_failure: None,
+                    never_ran: None,
                 }
             })
             .collect();

@@ -151,12 +151,16 @@ fn test(track: Track, score: &ClaimScore, problem: Option<&str>) -> Value {
                 output.push_str(&format!("\nmore: {command}\n"));
             }
         }
-        Status::NoResult if score.missing.is_empty() => {
-            output.push_str(match problem {
-                Some(_) => "not run: see the scorecard above\n",
-                None => "no result: the suite has no test for this claim\n",
-            });
-        }
+        Status::NoResult if score.missing.is_empty() => match (score.never_ran, problem) {
+            (Some(why), _) => {
+                output.push_str(&format!(
+                    "no result: {}, see the scorecard above\n",
+                    why.what()
+                ));
+            }
+            (None, Some(_)) => output.push_str("not run: see the scorecard above\n"),
+            (None, None) => output.push_str("no result: the suite has no test for this claim\n"),
+        },
         Status::NoResult => output.push_str(&format!(
             "no result: {} of its tests never reported ({}); a claim without a result is not a \
              pass\n",
@@ -185,7 +189,10 @@ mod tests {
 
     fn graded(held: Vec<crate::flags::Flag>) -> Graded {
         Graded {
-            score: Score::nothing(crate::score::Scope::default()),
+            score: Score::nothing(
+                crate::score::Scope::default(),
+                crate::score::NeverRan::DidNotCompile,
+            ),
             problem: Some("the code does not compile".to_owned()),
             unsandboxed: None,
             held,

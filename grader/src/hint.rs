@@ -7,7 +7,8 @@
 //! hint the first failing step chose (`[hint ID]` on its `more:` line), and
 //! prints the next level: 2 the first time, 3 the time after, or the level
 //! asked for. What was shown is kept in `target/grade-hints.txt`, one line
-//! per claim and hint; `--hint ID` names a hint directly.
+//! per claim and hint, which the watch mode's `h` reads and adds to too;
+//! `--hint ID` names a hint directly.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -58,10 +59,9 @@ pub fn show(what: &str, level: Option<usize>, track: Track) -> Result<ExitCode, 
             }
         },
     };
-    let memory = checkout.join("target").join("grade-hints.txt");
-    let key = format!("{} {}", claim.map_or("-", |claim| claim.id), hint.id);
-    let level = level.unwrap_or_else(|| (shown(&memory, &key) + 1).clamp(2, 3));
-    remember(&memory, &key, level);
+    let claim_id = claim.map(|claim| claim.id);
+    let level = level.unwrap_or_else(|| (shown_level(claim_id, hint.id) + 1).clamp(2, 3));
+    remember_level(claim_id, hint.id, level);
     let mut out = String::new();
     if let Some(claim) = claim {
         let _ = writeln!(out, "{} {}", claim.id, claim.text);
@@ -175,6 +175,33 @@ fn failing_hint(
     }
 }
 
+/// Where the levels shown are kept: the checkout's
+/// `target/grade-hints.txt`, one line per claim and hint, shared by
+/// `--hint` and the watch mode's `h`.
+fn memory() -> PathBuf {
+    crate::checkout::repository()
+        .join("target")
+        .join("grade-hints.txt")
+}
+
+/// The line's key: the claim's id (`-` for a hint asked by its id) and the
+/// hint's.
+fn key(claim: Option<&str>, hint: &str) -> String {
+    format!("{} {hint}", claim.unwrap_or("-"))
+}
+
+/// The highest level of `hint` shown for `claim`, by `--hint` or the watch
+/// mode, 1 if none.
+pub fn shown_level(claim: Option<&str>, hint: &str) -> usize {
+    shown(&memory(), &key(claim, hint))
+}
+
+/// Notes that `level` of `hint` was shown for `claim`, so that `--hint` and
+/// the watch mode go on from it.
+pub fn remember_level(claim: Option<&str>, hint: &str, level: usize) {
+    remember(&memory(), &key(claim, hint), level);
+}
+
 /// The highest level shown for `key`, 1 if none.
 fn shown(memory: &Path, key: &str) -> usize {
     fs::read_to_string(memory)
@@ -189,11 +216,32 @@ fn shown(memory: &Path, key: &str) -> usize {
 
 /// Notes that `level` was shown for `key`; a memory that cannot be written
 /// only means the next call starts again at level 2.
-fn remember(memory: &PathBuf, key: &str, level: usize) {
+fn remember(memory: &Path, key: &str, level: usize) {
     let mut text = fs::read_to_string(memory).unwrap_or_default();
     let _ = writeln!(text, "{key} {level}");
     if let Some(parent) = memory.parent() {
         let _ = fs::create_dir_all(parent);
     }
     let _ = fs::write(memory, text);
+}
+
+#[cfg(test)]
+mod memory_tests {
+    use super::{key, remember, shown};
+
+    /// What one command showed, the other reads: the highest level per
+    /// claim and hint.
+    #[test]
+    fn the_levels_shown_are_kept_per_claim_and_hint() {
+        let dir = std::env::temp_dir().join(format!("grade-hints-{}", std::process::id()));
+        let memory = dir.join("target").join("grade-hints.txt");
+        let l42 = key(Some("L4.2"), "replay-wrong-result");
+        assert_eq!(shown(&memory, &l42), 1);
+        remember(&memory, &l42, 2);
+        remember(&memory, &key(None, "replay-wrong-result"), 3);
+        assert_eq!(shown(&memory, &l42), 2);
+        remember(&memory, &l42, 3);
+        assert_eq!(shown(&memory, &l42), 3);
+        std::fs::remove_dir_all(&dir).expect("the test's own directory");
+    }
 }

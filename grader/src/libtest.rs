@@ -204,6 +204,32 @@ impl Failure {
     }
 }
 
+impl Failure {
+    /// The failure a test sent (`message`, its verdict's text) with what
+    /// libtest printed for it: the output is what came before the panic
+    /// that failed it. A claim's failure is printed as its message alone,
+    /// with no `thread '…' panicked at` line above it (nor a panic of the
+    /// learner's code, which the harness turns into the call's answer), so
+    /// the output is then the section up to that message.
+    pub fn sent(section: &str, message: &str) -> Failure {
+        let message = message.trim();
+        let printed = Failure::from_section(section);
+        let output = if printed.output.is_empty() && !message.is_empty() {
+            section
+                .trim_end()
+                .strip_suffix(message)
+                .map(|before| before.trim().to_owned())
+                .unwrap_or_default()
+        } else {
+            printed.output
+        };
+        Failure {
+            message: message.to_owned(),
+            output,
+        }
+    }
+}
+
 /// The longest prefix of `text` of at most `max` bytes that ends on a
 /// character boundary.
 pub fn cut_at_boundary(text: &str, max: usize) -> &str {
@@ -215,4 +241,27 @@ pub fn cut_at_boundary(text: &str, max: usize) -> &str {
         end -= 1;
     }
     &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Failure;
+
+    #[test]
+    fn the_learners_prints_above_a_claims_message_are_its_output() {
+        let message = "claim L1.1 failed on SQLite: x\n  got:      apply panicked: boom";
+        let section = format!("checking fund-A\n\n{message}\n");
+        let failure = Failure::sent(&section, message);
+        assert_eq!(failure.output, "checking fund-A");
+        assert_eq!(failure.message, message);
+        assert_eq!(Failure::sent(&format!("\n{message}\n"), message).output, "");
+    }
+
+    #[test]
+    fn a_panic_report_still_splits_the_section() {
+        let section = "printed\nthread 't' panicked at tests/lab/x.rs:1:1:\nassertion failed\n";
+        let failure = Failure::sent(section, "assertion failed");
+        assert_eq!(failure.output, "printed");
+        assert_eq!(failure.message, "assertion failed");
+    }
 }

@@ -463,9 +463,12 @@ fn claim_json(track: Track, score: &ClaimScore, error: Option<&str>) -> Value {
         }
         Status::NoResult if score.missing.is_empty() => (
             "error",
-            Some(match error {
-                Some(_) => "not run: see the submission's message".to_owned(),
-                None => "no result: the suite has no test for this claim".to_owned(),
+            Some(match (score.never_ran, error) {
+                (Some(why), _) => {
+                    format!("no result: {}, see the submission's message", why.what())
+                }
+                (None, Some(_)) => "not run: see the submission's message".to_owned(),
+                (None, None) => "no result: the suite has no test for this claim".to_owned(),
             }),
         ),
         Status::NoResult => (

@@ -134,6 +134,48 @@ pub struct ClaimScore {
     pub missing: Vec<String>,
     /// The first failed test, with its message and output.
     pub first_failure: Option<(String, Failure)>,
+    /// Why no test of the claim ran, when the suite never did.
+    pub never_ran: Option<NeverRan>,
+}
+
+/// Why a suite never ran, so that no claim has a result: said in the
+/// claim's place instead of "its tests never reported", which reads like a
+/// hang.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NeverRan {
+    /// The code did not compile.
+    DidNotCompile,
+    /// The build took longer than its limit and was stopped.
+    BuildTimedOut,
+    /// Nothing was built yet (a class's submission before its build).
+    NotBuilt,
+}
+
+impl NeverRan {
+    /// What happened, for a page about someone else's code (the class
+    /// report, Gradescope's tests): lowercase, no period.
+    pub fn what(self) -> &'static str {
+        match self {
+            NeverRan::DidNotCompile => "the code did not compile",
+            NeverRan::BuildTimedOut => "the build was stopped before any test ran",
+            NeverRan::NotBuilt => "nothing was built",
+        }
+    }
+
+    /// What a claim without a result says on the learner's own screens
+    /// (the scorecard, the watch mode), below the problem they print:
+    /// lowercase, no period.
+    pub fn no_result(self) -> &'static str {
+        match self {
+            NeverRan::DidNotCompile => {
+                "no result: your code did not compile, see the compiler's message above"
+            }
+            NeverRan::BuildTimedOut => {
+                "no result: the build was stopped before any test ran, see above"
+            }
+            NeverRan::NotBuilt => "no result: nothing was built",
+        }
+    }
 }
 
 /// A whole run: one score per graded track, in [`Tracks::list`]' order.
@@ -161,20 +203,21 @@ impl Score {
                 .iter()
                 .map(|&track| match listed {
                     Some(listed) => TrackScore::of_run(track, scope, listed, verdicts, run),
-                    None => TrackScore::nothing(track, scope),
+                    None => TrackScore::nothing(track, scope, None),
                 })
                 .collect(),
         }
     }
 
-    /// The score of a suite that never ran: every claim without a result.
-    pub fn nothing(scope: Scope) -> Score {
+    /// The score of a suite that never ran, and why: every claim without a
+    /// result.
+    pub fn nothing(scope: Scope, why: NeverRan) -> Score {
         Score {
             tracks: scope
                 .tracks
                 .list()
                 .iter()
-                .map(|&track| TrackScore::nothing(track, scope))
+                .map(|&track| TrackScore::nothing(track, scope, Some(why)))
                 .collect(),
         }
     }
@@ -240,11 +283,8 @@ impl TrackScore {
                     // The message is the one the test sent; the output is
                     // what libtest printed for it, the learner's prints.
                     let section = run.section(name).unwrap_or_default();
-                    let printed = Failure::from_section(&section);
-                    let failure = Failure {
-                        message: verdicts.message(name).unwrap_or_default().trim().to_owned(),
-                        output: printed.output,
-                    };
+                    let message = verdicts.message(name).unwrap_or_default();
+                    let failure = Failure::sent(&section, message);
                     (name.clone(), failure)
                 });
                 ClaimScore {
@@ -259,15 +299,16 @@ impl TrackScore {
                     failed,
                     missing,
                     first_failure,
+                    never_ran: None,
                 }
             })
             .collect();
         TrackScore { track, claims }
     }
 
-    /// The track's score when its suite never ran: every claim without a
-    /// result.
-    fn nothing(track: Track, scope: Scope) -> TrackScore {
+    /// The track's score when its suite never ran (`why`, when known) or
+    /// listed no test: every claim without a result.
+    fn nothing(track: Track, scope: Scope, why: Option<NeverRan>) -> TrackScore {
         TrackScore {
             track,
             claims: CLAIMS
@@ -281,6 +322,7 @@ impl TrackScore {
                     failed: Vec::new(),
                     missing: Vec::new(),
                     first_failure: None,
+                    never_ran: why,
                 })
                 .collect(),
         }

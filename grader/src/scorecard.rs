@@ -20,7 +20,7 @@ use lab_claims::{CLAIMS, LESSONS, Track};
 
 use crate::gradescope;
 use crate::sandbox::{self, Sandbox};
-use crate::score::{ClaimScore, Graded, Scope, Score, Status, TrackScore};
+use crate::score::{ClaimScore, Graded, NeverRan, Scope, Score, Status, TrackScore};
 use crate::scratch;
 use crate::suite::{Built, Suite, Trouble};
 
@@ -175,10 +175,13 @@ fn build_and_run(suite: &Suite) -> Result<(Score, Option<String>), String> {
             if !first.is_empty() {
                 problem = format!("{problem}\n\n{first}");
             }
-            (Score::nothing(suite.scope), Some(problem))
+            (
+                Score::nothing(suite.scope, NeverRan::DidNotCompile),
+                Some(problem),
+            )
         }
         Built::TimedOut(limit) => (
-            Score::nothing(suite.scope),
+            Score::nothing(suite.scope, NeverRan::BuildTimedOut),
             Some(format!(
                 "the build took longer than {} s and was stopped",
                 limit.as_secs()
@@ -370,8 +373,18 @@ pub fn compile_error_files(problem: &str) -> Vec<String> {
 fn first_failing(track: Track, first: &ClaimScore, run_problem: Option<&str>) -> String {
     let claim = first.claim;
     let named = run_problem.map(compile_error_files).unwrap_or_default();
+    // The answer the failing step got, when it says which function
+    // panicked or is unfinished, narrows the files to that one's.
+    let got = first.first_failure.as_ref().map_or("", |(_, failure)| {
+        failure
+            .message
+            .lines()
+            .map(str::trim_start)
+            .find_map(|line| line.strip_prefix("got:"))
+            .unwrap_or("")
+    });
     let files = if named.is_empty() {
-        claim.files_on(track)
+        claim.files_for_step(track, got)
     } else {
         named
     };
@@ -393,6 +406,10 @@ fn first_failing(track: Track, first: &ClaimScore, run_problem: Option<&str>) ->
             if lines.len() > QUOTED_LINES {
                 let _ = writeln!(out, "  | …");
             }
+        }
+        (None, Status::NoResult) if first.never_ran.is_some() => {
+            let why = first.never_ran.map(NeverRan::no_result).unwrap_or_default();
+            let _ = writeln!(out, "  {why}");
         }
         (None, Status::NoResult) if !first.missing.is_empty() || run_problem.is_some() => {
             let _ = writeln!(
@@ -487,5 +504,21 @@ mod tests {
             ["exercises/postgres/apply.rs", "src/x.rs"]
         );
         assert!(compile_error_files("the build took longer than 600 s").is_empty());
+    }
+
+    /// A claim without a result because the code did not compile says so,
+    /// not that its tests never reported (which reads like a hang).
+    #[test]
+    fn a_compile_error_is_why_no_claim_has_a_result() {
+        let score = Score::nothing(Scope::default(), NeverRan::DidNotCompile);
+        let track = &score.tracks[0];
+        let first = track.first_not_passing().expect("no claim passes");
+        let problem = "the code does not compile, so no test ran\n  --> exercises/apply.rs:3:1";
+        let told = first_failing(track.track, first, Some(problem));
+        assert!(
+            told.contains("no result: your code did not compile, see the compiler's message above"),
+            "{told}"
+        );
+        assert!(!told.contains("never reported"), "{told}");
     }
 }

@@ -334,6 +334,8 @@ pub fn serve_if_worker() {
     let Ok(role) = std::env::var(ROLE_VARIABLE) else {
         return;
     };
+    // A panic in the learner's `work` is the worker's outcome, not a report.
+    crate::panics::quiet_learner_panics();
     let mut key = String::new();
     let _ = std::io::stdin().read_line(&mut key);
     let key = key.trim().to_owned();

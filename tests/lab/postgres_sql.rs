@@ -29,7 +29,7 @@ pub type Lab = SqlLab;
 /// wrong: the learner's to fix, unlike a missing server (NOT CHECKED).
 #[fixture]
 pub fn lab() -> Lab {
-    crate::support::quiet_todo_panics();
+    crate::support::quiet_learner_panics();
     SqlLab::new().unwrap_or_else(|error| {
         // The test's body, which binds its claim, never runs: this guard
         // reports the failure to the grader as the test's own.

@@ -38,7 +38,7 @@ pub fn claim(id: &str) -> Check {
 
 /// The checks of claim `id` on `track`.
 pub fn claim_on(track: Track, id: &str) -> Check {
-    quiet_todo_panics();
+    quiet_learner_panics();
     let claim = claims::claim(id).unwrap_or_else(|| panic!("no claim {id} in claims/src/lib.rs"));
     assert!(
         claim.on(track),
@@ -122,7 +122,7 @@ impl Check {
             id = self.claim.id,
             track = self.track.name(),
             text = self.claim.text,
-            files = files.join(" and "),
+            files = self.claim.files_for_step(self.track, &got).join(" and "),
             question = hint.level(1),
             more = self.claim.hint_command(self.track),
             hint_id = hint.id,
@@ -289,19 +289,21 @@ fn stub_phrase(got: &str) -> &str {
     scenes::stub_phrase(got).unwrap_or(got)
 }
 
-/// An unfinished stub panics with `todo!()`; the harness turns that into
-/// "not implemented yet: open <file>", which the claim's message shows. The
-/// default report of the same panic would only push that message down, so
-/// it is left out. A claim's failure prints its message and nothing else:
-/// no "thread panicked at" line and no stack trace, whatever
-/// `RUST_BACKTRACE` says, since the message already names the claim, the
-/// step and the file. Every other panic is reported as usual.
-pub fn quiet_todo_panics() {
+/// A panic in the learner's code becomes the call's answer: an unfinished
+/// stub's `todo!()` reads "not implemented yet: open <file>", any other
+/// panic "apply panicked: <message> (at <file>:<line>:<column>)", which the
+/// claim's message shows. The default report of the same panic would only
+/// push that message down, so it is left out. A claim's failure prints its
+/// message and nothing else: no "thread panicked at" line and no stack
+/// trace, whatever `RUST_BACKTRACE` says, since the message already names
+/// the claim, the step and the file. Every other panic (the harness's) is
+/// reported as usual.
+pub fn quiet_learner_panics() {
     // First, so that the verdict channel's hook (which records the message)
     // wraps this one, not the default report.
     claim_failures_as_messages();
     crate::verdict::open();
-    fencing_lab::quiet_todo_panics();
+    fencing_lab::quiet_learner_panics();
 }
 
 /// Reports a claim's failure (and a NOT CHECKED) as its message alone.

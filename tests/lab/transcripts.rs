@@ -22,7 +22,7 @@ use rstest::rstest;
 #[case::l5(4, "l5_counterexamples")]
 #[case::l6(5, "l6_bad_input")]
 fn lesson_transcript(#[case] index: usize, #[case] name: &str) {
-    crate::support::quiet_todo_panics();
+    crate::support::quiet_learner_panics();
     let (lesson, scenario) = SCENARIOS[index];
     let transcript = Transcript::new();
     let complete = story::run_lesson(&transcript, &lesson, scenario);

@@ -22,8 +22,11 @@ pub(super) struct State {
     pub(super) keys: String,
     /// The next failing claim's hint and its track, if a claim fails.
     pub(super) hint: Option<hints::Hint>,
-    /// The hint's level shown, 1 to 3.
+    /// The hint's level shown, 1 to 3: where `cargo grade --hint` (or an
+    /// earlier run of this screen) left it for the claim and the hint.
     pub(super) level: usize,
+    /// The claim whose hint it is.
+    claim: Option<&'static str>,
     passed: bool,
     /// The run's score, if it ran.
     pub(super) score: Option<crate::score::Score>,
@@ -35,6 +38,7 @@ impl State {
     pub(super) fn new(graded: Result<Graded, String>, folder: &str, took: Duration) -> State {
         let (mut text, mut next_text) = (String::new(), String::new());
         let (mut hint, mut passed, mut score) = (None, false, None);
+        let mut claim_id = None;
         match graded {
             Err(error) => {
                 let _ = writeln!(text, "the grader could not run: {error}");
@@ -63,6 +67,7 @@ impl State {
                         let (told, found) = next_claim(track, claim);
                         next_text.push_str(&told);
                         hint = found;
+                        claim_id = Some(claim.claim.id);
                     }
                     None => {
                         for track in &graded.score.tracks {
@@ -83,8 +88,11 @@ impl State {
             text,
             next: next_text,
             keys,
+            level: hint.map_or(1, |hint: hints::Hint| {
+                crate::hint::shown_level(claim_id, hint.id).clamp(1, 3)
+            }),
             hint,
-            level: 1,
+            claim: claim_id,
             passed,
             score,
             extras: Extras::new(Path::new("."), None, None),
@@ -96,8 +104,9 @@ impl State {
     }
 
     pub(super) fn next_hint(&mut self) {
-        if self.hint.is_some() && self.level < 3 {
+        if let Some(hint) = self.hint.filter(|_| self.level < 3) {
             self.level += 1;
+            crate::hint::remember_level(self.claim, hint.id, self.level);
         }
     }
 }
@@ -184,13 +193,21 @@ fn next_claim(track: Track, claim: &ClaimScore) -> (String, Option<hints::Hint>)
                 let _ = writeln!(out, "  hint:     {}", hint.level(1));
             }
         }
-        None => {
-            let _ = writeln!(
-                out,
-                "  no result yet: its tests never reported\n  hint:     {}",
-                hint.level(1)
-            );
-        }
+        None => match claim.never_ran {
+            // The problem above says why; a hint would speak of code the
+            // tests never ran.
+            Some(why) => {
+                let _ = writeln!(out, "  {}", why.no_result());
+                return (out, None);
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "  no result yet: its tests never reported\n  hint:     {}",
+                    hint.level(1)
+                );
+            }
+        },
     }
     (out, Some(hint))
 }

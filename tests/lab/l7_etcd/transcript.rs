@@ -10,7 +10,7 @@ use fencing_lab::transcript::Transcript;
 #[test]
 fn etcd_transcript() {
     serve_if_worker();
-    crate::support::quiet_todo_panics();
+    crate::support::quiet_learner_panics();
     let program = super::this_test;
     let transcript = Transcript::new();
     let complete = fencing_lab::story::run_lesson(&transcript, &story::LESSON, |n| {

@@ -8,7 +8,7 @@ use fencing_lab::transcript::Transcript;
 
 #[test]
 fn postgres_transcript() {
-    crate::support::quiet_todo_panics();
+    crate::support::quiet_learner_panics();
     let (lesson, scenario) = POSTGRES;
     let transcript = Transcript::new();
     let complete = story::run_lesson(&transcript, &lesson, scenario);

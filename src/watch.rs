@@ -333,9 +333,10 @@ const READ_PRAGMAS: &[&str] = &[
 /// (another file, or a way to learn which files exist), a `PRAGMA` outside
 /// a short read-only list (`writable_schema`, `busy_timeout` and the rest
 /// change the connection the harness observes), calling the harness's
-/// functions from anywhere but its triggers, and `load_extension`. Reads
-/// and writes of the lab's tables, transactions and savepoints are
-/// allowed: they are the exercise.
+/// functions from anywhere but its triggers, `load_extension`, and
+/// inserting or deleting a row of `resources`. Reads and writes of the
+/// lab's tables otherwise, transactions and savepoints are allowed: they
+/// are the exercise.
 fn policy(context: &AuthContext<'_>) -> Option<String> {
     match context.action {
         AuthAction::Read { .. }
@@ -346,6 +347,18 @@ fn policy(context: &AuthContext<'_>) -> Option<String> {
         // SQLite refuses a write of its schema tables by itself while
         // `writable_schema` is off, which no call may turn on; a `CREATE`
         // or `DROP` writes them too, and is refused below by its name.
+        //
+        // A row of `resources` is never created or removed by a call: the
+        // two funds exist from the start. An `INSERT` (a `REPLACE`, an
+        // upsert) or a `DELETE` there would change a value or a generation
+        // without the `UPDATE` the write checkpoints' triggers watch for.
+        AuthAction::Insert { table_name } if table_name == "resources" => Some(
+            "inserting or replacing a row of resources (a call changes a resource with UPDATE)"
+                .to_owned(),
+        ),
+        AuthAction::Delete { table_name } if table_name == "resources" => {
+            Some("deleting a row of resources (a call changes a resource with UPDATE)".to_owned())
+        }
         AuthAction::Insert { .. } | AuthAction::Update { .. } | AuthAction::Delete { .. } => None,
         AuthAction::Function { function_name } => {
             let from_trigger = context

@@ -352,13 +352,15 @@ fn policy(context: &AuthContext<'_>) -> Option<String> {
         // two funds exist from the start. An `INSERT` (a `REPLACE`, an
         // upsert) or a `DELETE` there would change a value or a generation
         // without the `UPDATE` the write checkpoints' triggers watch for.
-        AuthAction::Insert { table_name } if table_name == "resources" => Some(
+        AuthAction::Insert {
+            table_name: "resources",
+        } => Some(
             "inserting or replacing a row of resources (a call changes a resource with UPDATE)"
                 .to_owned(),
         ),
-        AuthAction::Delete { table_name } if table_name == "resources" => {
-            Some("deleting a row of resources (a call changes a resource with UPDATE)".to_owned())
-        }
+        AuthAction::Delete {
+            table_name: "resources",
+        } => Some("deleting a row of resources (a call changes a resource with UPDATE)".to_owned()),
         AuthAction::Insert { .. } | AuthAction::Update { .. } | AuthAction::Delete { .. } => None,
         AuthAction::Function { function_name } => {
             let from_trigger = context

@@ -191,8 +191,11 @@ fn value_after(line: &str) -> Option<&str> {
 /// [`first_difference`] leaves them.
 fn etcd(expected: &str, got: &str) -> Option<&'static str> {
     let applied = matches!(Seen::of(got), Seen::Applied(_));
+    let done = applied || matches!(Seen::of(got), Seen::Replayed(_));
     Some(if got.contains("generation never issued") {
         "etcd-token-not-installed"
+    } else if done && got.contains("apply called 0 time(s)") {
+        "etcd-done-without-applying"
     } else if applied
         && (expected.contains("stop")
             || expected.contains("refused")

@@ -351,6 +351,13 @@ fn second_holder(
     Ok(after)
 }
 
+/// Whether a worker's answer says its job was done (applied, or replayed
+/// from an earlier apply): judged beside how often it called apply, a job
+/// that never reached apply must not be reported as done.
+fn answered_done(outcome: &str) -> bool {
+    outcome.starts_with("applied") || outcome.starts_with("replayed")
+}
+
 /// Wakes worker 1 (SIGCONT), which finishes its job (`finished` names the
 /// step), and tells how it ended.
 fn wake(s: &S<'_>, mut first: WorkerProcess, role: Role, finished: &str) -> Result<Report, Halt> {
@@ -413,7 +420,9 @@ pub fn frozen_worker_is_refused_as_stale(
     // in which apply was never called is a stop, whatever its error
     // (Superseded, a refusal of its own, the lost lease's error).
     let refused = stale(run.before, run.after);
-    let stopped_itself = run.first.applies == 0;
+    // A stop answers with an error: a job never applied that is reported
+    // as done is no stop, but a second mistake.
+    let stopped_itself = run.first.applies == 0 && !answered_done(&run.first.outcome);
     // Frozen at a read, the token it presents may not be installed yet
     // when it is frozen: any stale refusal under worker 2's generation.
     let any_stale = stale(i64::MIN, run.after);
@@ -489,7 +498,7 @@ pub fn holder_frozen_after_locking_stops_without_applying(
     // Superseded is what the exercise asks for; passing install's own
     // refusal on, or any error of the worker's own, stops it just as well:
     // judged by what happened, apply never called.
-    if run.first.applies != 0 {
+    if run.first.applies != 0 || answered_done(&run.first.outcome) {
         s.fail(
             "worker 1, woken holding a lock that passed on, finds a newer generation installed",
             "it stops (LabError::Superseded) and never calls apply",
@@ -535,7 +544,7 @@ pub fn lease_lost_before_the_lock_is_granted(
             report.outcome, report.applies
         ),
     );
-    if report.applies != 0 || report.outcome.starts_with("applied") {
+    if report.applies != 0 || answered_done(&report.outcome) {
         s.fail(
             "worker 1, whose lease was revoked before it took the lock: its job (+5)",
             "taking the lock fails, and it stops without calling apply",

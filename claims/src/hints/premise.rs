@@ -201,8 +201,13 @@ fn premise(id: &str, step: &Step<'_>) -> Option<bool> {
         "answer-differs" => step.expected != step.got,
         // etcd: what the worker's step shows about its token and request.
         "etcd-token-not-installed" => step.got.contains("generation never issued"),
+        "etcd-done-without-applying" => {
+            matches!(got, Applied(_) | Replayed(_))
+                && step.got_whole.contains("apply called 0 time(s)")
+        }
         "etcd-acted-without-authority" => {
             matches!(got, Applied(_))
+                && !step.got_whole.contains("apply called 0 time(s)")
                 && (step.expected.contains("stop")
                     || step.expected.contains("refused")
                     || step.expected.starts_with("rejected: stale"))

@@ -339,6 +339,20 @@ fn a_hint_never_says_what_the_step_does_not_show() {
 /// The etcd stub never commits: L7.5's observation of the value its first
 /// attempt should have written asks about that value, not about a retry.
 #[test]
+fn an_etcd_job_reported_done_without_apply_is_named_as_such() {
+    let stop = "it stops (LabError::Superseded) and never calls apply";
+    for got in [
+        "applied, result 8; apply called 0 time(s)",
+        "replayed, original result 3; apply called 0 time(s)",
+    ] {
+        assert_eq!(
+            hint("L7.4", Track::Etcd, "worker 1, woken", stop, got),
+            "etcd-done-without-applying"
+        );
+    }
+}
+
+#[test]
 fn an_etcd_step_that_reads_a_value_asks_about_the_value() {
     assert_eq!(
         hint(

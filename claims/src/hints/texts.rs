@@ -351,6 +351,14 @@ pub(super) const OBSERVED: &[Hint] = &[
         ],
     },
     Hint {
+        id: "etcd-done-without-applying",
+        levels: [
+            "Your worker answered that its job was done, yet it never called apply (see `got`). Where did that answer come from?",
+            "A worker's answer is what its caller acts on: done means the destination applied the request, or replayed its record. A job that stopped before apply was not done, whatever stopped it.",
+            "Only the destination's answer says a job was done. On the path where your worker did not call apply, what did it return, and what would its caller believe?",
+        ],
+    },
+    Hint {
         id: "etcd-acted-without-authority",
         levels: [
             "A worker that no longer held the authority got its write through (see `got`). Which token did it present, and was it the one it installed when it took the lock?",

@@ -23,7 +23,8 @@ mod install_generation;
 mod apply;
 
 /// The PostgreSQL track's two exercises (`postgres/`); they name the
-/// API's `crate::pg::PgDestination`.
+/// API's `crate::pg::PgDestination`, and `crate::pg::sql` for SQL of their
+/// own.
 #[cfg(feature = "postgres")]
 pub mod postgres {
     #[cfg_attr(not(feature = "solutions"), path = "install_generation.rs")]

@@ -11,7 +11,8 @@
 //! - [`Outcome`], [`LabError`], [`Record`], [`State`]: what the functions
 //!   return and read.
 //! - [`sql`]: the parts of rusqlite a statement of one's own needs
-//!   (parameters, rows, `optional()`).
+//!   (parameters, rows, `optional()`); `pg::sql` is its PostgreSQL
+//!   counterpart (rows, parameters, errors and their SQLSTATE).
 //! - [`fault`]: how a fault the harness injects comes back as itself; the
 //!   harness's side, of no use to an exercise.
 //!

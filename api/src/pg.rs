@@ -11,6 +11,47 @@ mod own;
 
 pub use own::OwnSql;
 
+/// The parts of the `postgres` client that SQL of one's own needs through
+/// [`PgTx::sql`]: rows, parameters and their types, and errors with their
+/// SQLSTATE. Data only, like the SQLite track's `sql`: nothing here opens,
+/// holds or hands out a connection (no `Client`, `Transaction`, `Config`,
+/// `NoTls`, statement or copy handle), so the code under test still reaches
+/// the server only through its [`PgTx`].
+///
+/// A statement run through [`OwnSql`] fails with the client's [`Error`],
+/// whose [`code`](sql::Error::code) is the server's SQLSTATE, compared with the
+/// constants of [`SqlState`] (`SqlState::UNIQUE_VIOLATION` is 23505,
+/// `SqlState::NUMERIC_VALUE_OUT_OF_RANGE` 22003). A method of [`PgTx`]
+/// fails with a [`LabError`]: a failure the lab has no variant of is
+/// [`LabError::Postgres`], which carries the same [`Error`]. After an error
+/// the server refuses every statement of the transaction until it rolls
+/// back, or back to a savepoint taken before the failed statement
+/// (`SAVEPOINT name`, `ROLLBACK TO SAVEPOINT name`, through [`OwnSql`]).
+///
+/// [`Error`]: sql::Error
+/// [`SqlState`]: sql::SqlState
+pub mod sql {
+    /// A row a query of one's own returned: `get` and `try_get` by index
+    /// or column name. It holds values only, no handle on the session.
+    pub use postgres::Row;
+    /// The server's report behind an [`Error`]: message, detail,
+    /// constraint, table. A value.
+    pub use postgres::error::DbError;
+    /// The client's error: its SQLSTATE with `code()`, the server's report
+    /// with `as_db_error()`. A value, with no way back to the session.
+    pub use postgres::error::Error;
+    /// A SQLSTATE, with a constant for each code the server names
+    /// (`UNIQUE_VIOLATION`, `NUMERIC_VALUE_OUT_OF_RANGE`, ...).
+    pub use postgres::error::SqlState;
+    /// How values become parameters and columns become values, and the
+    /// server's types (`Type`): conversions, with no session of their own.
+    pub use postgres::types;
+    /// A type a column can be read into (`row.get::<_, i64>(0)`).
+    pub use postgres::types::FromSql;
+    /// A value that can be a statement's parameter (`&[&delta, &name]`).
+    pub use postgres::types::ToSql;
+}
+
 use postgres::Client;
 
 use crate::{LabError, Record, State};
@@ -214,6 +255,9 @@ impl<'a> PgTx<'a> {
     /// [`OwnSql`]). Only a batch (`batch_execute`) cannot be seen into: a
     /// test that needed to pause after a read made there says so instead of
     /// guessing at a mistake.
+    ///
+    /// Rows, parameter types and the SQLSTATE of a failed statement are
+    /// named through [`sql`](mod@sql).
     pub fn sql(&mut self) -> OwnSql<'_, 'a> {
         OwnSql::new(&mut self.tx, self.observer)
     }

@@ -31,8 +31,10 @@ use super::{Observer, Read};
 
 /// SQL of the code's own inside a [`PgTx`](super::PgTx): the methods of a
 /// `postgres::Transaction` that run one statement, plus `batch_execute`.
-/// Errors are the client's (`postgres::Error`), which `?` turns into a
-/// [`LabError`](crate::LabError) (55P03 into `Contention`).
+/// Errors are the client's ([`sql::Error`](super::sql::Error)), which `?`
+/// turns into a [`LabError`](crate::LabError) (55P03 into `Contention`);
+/// before that, `error.code()` is the SQLSTATE, to compare with
+/// [`sql::SqlState`](super::sql::SqlState)'s constants.
 pub struct OwnSql<'t, 'a> {
     /// The transaction the statements run in.
     tx: &'t mut postgres::Transaction<'a>,

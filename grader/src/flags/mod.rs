@@ -175,6 +175,25 @@ mod tests {
     }
 
     #[test]
+    fn the_postgresql_api_for_own_sql_is_not_held() {
+        // What a PostgreSQL apply needs to read a row of its own SQL and
+        // the SQLSTATE of a statement the server refused.
+        let source = "
+            use crate::pg::sql::{Error, SqlState};
+            use crate::pg::{PgDestination, PgTx};
+            fn refused(error: &Error) -> bool {
+                error.code() == Some(&SqlState::UNIQUE_VIOLATION)
+            }
+            fn first(row: &crate::pg::sql::Row) -> i64 { row.get(0) }
+            fn param(value: &i64) -> &(dyn crate::pg::sql::ToSql + Sync) { value }
+        ";
+        let flags = scan("exercises/postgres/apply.rs", source);
+        assert_eq!(flags, Vec::new());
+        // The client's own crate stays another crate's path.
+        assert!(!held("use postgres::error::SqlState;").is_empty());
+    }
+
+    #[test]
     fn renames_and_groups_are_followed() {
         assert!(!held("use std::{fs as f}; fn a() { f::read(\"x\"); }").is_empty());
         assert!(!held("use rustix::{fs as rf, process as rp};").is_empty());

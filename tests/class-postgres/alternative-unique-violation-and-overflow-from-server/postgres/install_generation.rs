@@ -1,0 +1,1 @@
+../../../../solutions/postgres/install_generation.rs

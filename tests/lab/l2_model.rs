@@ -60,6 +60,10 @@ const CONTENTION_RETRIES: usize = 2;
 /// The request ids operations pick from; the empty one is bad input.
 const REQUEST_IDS: [&str; 5] = ["r1", "r2", "r3", "r4", ""];
 
+/// Generations across digit boundaries and at the top of the range: a
+/// destination that compares generations as text takes 10 for less than 9.
+const BOUNDARIES: [i64; 6] = [9, 10, 99, 100, i64::MAX - 1, i64::MAX];
+
 /// A generation, either relative to the one the model has installed now
 /// (so most sequences exercise the accepting path) or a fixed number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,21 +143,8 @@ fn op(rng: &mut Rng) -> Op {
             60..75 => Gen::Installed(2),
             75..85 => Gen::Installed(0),
             85..90 => Gen::Installed(-1),
-            // Digit boundaries and the top of the range: a generation
-            // compared as text takes 10 for less than 9.
-            _ => Gen::Exactly(rng.pick(&[
-                -1,
-                0,
-                1,
-                3,
-                9,
-                10,
-                99,
-                100,
-                i64::MAX - 1,
-                i64::MAX,
-                i64::MIN,
-            ])),
+            _ if rng.chance(50) => Gen::Exactly(rng.pick(&BOUNDARIES)),
+            _ => Gen::Exactly(rng.pick(&[-1, 0, 1, 3, i64::MIN])),
         };
         Op::Install {
             resource: resource(rng),
@@ -164,19 +155,8 @@ fn op(rng: &mut Rng) -> Op {
             0..65 => Gen::Installed(0),
             65..75 => Gen::Installed(-1),
             75..85 => Gen::Installed(1),
-            _ => Gen::Exactly(rng.pick(&[
-                -1,
-                0,
-                1,
-                2,
-                9,
-                10,
-                99,
-                100,
-                i64::MAX - 1,
-                i64::MAX,
-                i64::MIN,
-            ])),
+            _ if rng.chance(50) => Gen::Exactly(rng.pick(&BOUNDARIES)),
+            _ => Gen::Exactly(rng.pick(&[-1, 0, 1, 2, i64::MAX, i64::MIN])),
         };
         let request = if rng.chance(5) {
             4

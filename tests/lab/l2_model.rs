@@ -64,6 +64,15 @@ const REQUEST_IDS: [&str; 5] = ["r1", "r2", "r3", "r4", ""];
 /// destination that compares generations as text takes 10 for less than 9.
 const BOUNDARIES: [i64; 6] = [9, 10, 99, 100, i64::MAX - 1, i64::MAX];
 
+/// The fixed generations an operation draws from: `small` ones, the
+/// [`BOUNDARIES`], and the lowest there is.
+fn with_boundaries(small: [i64; 4]) -> Vec<i64> {
+    let mut all = small.to_vec();
+    all.extend(BOUNDARIES);
+    all.push(i64::MIN);
+    all
+}
+
 /// A generation, either relative to the one the model has installed now
 /// (so most sequences exercise the accepting path) or a fixed number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,8 +152,7 @@ fn op(rng: &mut Rng) -> Op {
             60..75 => Gen::Installed(2),
             75..85 => Gen::Installed(0),
             85..90 => Gen::Installed(-1),
-            _ if rng.chance(50) => Gen::Exactly(rng.pick(&BOUNDARIES)),
-            _ => Gen::Exactly(rng.pick(&[-1, 0, 1, 3, i64::MIN])),
+            _ => Gen::Exactly(rng.pick(&with_boundaries([-1, 0, 1, 3]))),
         };
         Op::Install {
             resource: resource(rng),
@@ -155,8 +163,7 @@ fn op(rng: &mut Rng) -> Op {
             0..65 => Gen::Installed(0),
             65..75 => Gen::Installed(-1),
             75..85 => Gen::Installed(1),
-            _ if rng.chance(50) => Gen::Exactly(rng.pick(&BOUNDARIES)),
-            _ => Gen::Exactly(rng.pick(&[-1, 0, 1, 2, i64::MAX, i64::MIN])),
+            _ => Gen::Exactly(rng.pick(&with_boundaries([-1, 0, 1, 2]))),
         };
         let request = if rng.chance(5) {
             4

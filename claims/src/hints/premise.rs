@@ -158,7 +158,10 @@ fn premise(id: &str, step: &Step<'_>) -> Option<bool> {
             matches!((expected, got), (Applied(a), Applied(b)) if a != b)
         }
         "replay-applied-again" => matches!((expected, got), (Replayed(_), Applied(_))),
-        "replay-wrong-result" => matches!((expected, got), (Replayed(a), Replayed(b)) if a != b),
+        "replay-wrong-result" => {
+            matches!((expected, got), (Replayed(a), Replayed(b)) if a != b)
+                || super::explorer_replay_differs(step.got)
+        }
         "replay-conflict" => matches!(expected, Replayed(_)) && got == Conflict,
         "conflict-replayed" => expected == Conflict && matches!(got, Replayed(_)),
         "conflict-applied" => expected == Conflict && matches!(got, Applied(_)),

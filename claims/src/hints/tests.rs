@@ -339,6 +339,34 @@ fn a_hint_never_says_what_the_step_does_not_show() {
 /// The etcd stub never commits: L7.5's observation of the value its first
 /// attempt should have written asks about that value, not about a retry.
 #[test]
+fn an_explorer_retry_with_another_result_asks_where_the_replay_comes_from() {
+    let got = "replay: worker 1's retry returned 11, the original result was 1";
+    assert_eq!(
+        hint(
+            "L1.3",
+            Track::Sqlite,
+            "schedule 12 of 380",
+            "every invariant kept",
+            got
+        ),
+        "replay-wrong-result"
+    );
+    // Another invariant first: the claim's own hint.
+    let fenced =
+        "fenced: worker 2's write of +10 committed while generation 2 was installed (it held 1)";
+    assert_eq!(
+        hint(
+            "L1.3",
+            Track::Sqlite,
+            "schedule 3 of 380",
+            "every invariant kept",
+            fenced
+        ),
+        "L1.3"
+    );
+}
+
+#[test]
 fn an_etcd_job_reported_done_without_apply_is_named_as_such() {
     let stop = "it stops (LabError::Superseded) and never calls apply";
     for got in [

@@ -203,7 +203,7 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "The copy was answered as a replay, with another result than the first apply returned. Where does your replay's result come from?",
             "Other requests may have moved the value since; the answer to a copy is the answer the first apply gave.",
-            "Return `Outcome::Replayed { result: record.result }`, the result stored with the record, not the current value.",
+            "The answer to a copy is the result its first apply returned, stored with the record when it applied and never written again. Does your replay answer from that record, and does any later call change the record or apply the copy again?",
         ],
     },
     Hint {

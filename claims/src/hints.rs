@@ -462,6 +462,9 @@ fn observed(
         }
         (Applied(_) | Replayed(_), got) if got.refusal_by_generation() => "current-refused",
         (Fault, got) if got.refusal_by_generation() => "current-refused",
+        // The fault was swallowed: the call answered as if its writes
+        // had all gone in.
+        (Fault, Applied(_) | Replayed(_) | Installed) => "fault-relabelled",
         (Applied(_), Applied(_)) => "wrong-result",
         (Replayed(_), Applied(_)) => "replay-applied-again",
         (Replayed(_), Replayed(_)) => "replay-wrong-result",

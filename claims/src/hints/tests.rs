@@ -339,6 +339,20 @@ fn a_hint_never_says_what_the_step_does_not_show() {
 /// The etcd stub never commits: L7.5's observation of the value its first
 /// attempt should have written asks about that value, not about a retry.
 #[test]
+fn a_fault_answered_as_applied_is_a_fault_relabelled() {
+    assert_eq!(
+        hint(
+            "L4.8",
+            Track::Sqlite,
+            "apply(fund-A, generation 2, \"r1\", +5)",
+            "injected fault between the value and the record",
+            "applied, result 10"
+        ),
+        "fault-relabelled"
+    );
+}
+
+#[test]
 fn an_explorer_retry_with_another_result_asks_where_the_replay_comes_from() {
     let got = "replay: worker 1's retry returned 11, the original result was 1";
     assert_eq!(

@@ -464,7 +464,7 @@ fn observed(
         (Fault, got) if got.refusal_by_generation() => "current-refused",
         // The fault was swallowed: the call answered as if its writes
         // had all gone in.
-        (Fault, Applied(_) | Replayed(_) | Installed) => "fault-relabelled",
+        (Fault, Applied(_) | Installed) => "fault-relabelled",
         (Applied(_), Applied(_)) => "wrong-result",
         (Replayed(_), Applied(_)) => "replay-applied-again",
         (Replayed(_), Replayed(_)) => "replay-wrong-result",

@@ -35,15 +35,15 @@ pub(super) const OBSERVED: &[Hint] = &[
         levels: [
             "Your function returned a database error instead of an answer of the contract. Which of its statements failed, and what did that statement expect to find?",
             "Read the error in `got`: it names the statement's problem. The lab's `Tx` methods cover every statement the exercise needs.",
-            "Go through `Tx`'s methods (or fix your own SQL so that it runs), and answer every case the contract defines with its own `LabError` or `Outcome`.",
+            "A call answers every case the contract defines with its own `LabError` or `Outcome`; a statement that fails is a mistake in the statement. Was yours built with a value joined into its text (an id with a quote then breaks it; `?1` parameters never do), or did it expect a table, a column or a row that is not there?",
         ],
     },
     Hint {
         id: "decided-in-another-transaction",
         levels: [
-            "Your call paused between two of its own transactions, where it held no lock, and another actor acted there (see the step). Did your second transaction act on something only the first one had read?",
-            "A commit releases every lock, and what a transaction read is history once it ends. What the second transaction writes must follow from what it reads itself, under its own lock.",
-            "Check and write in one transaction (IMMEDIATE on SQLite, the row locked first on PostgreSQL), or check everything again in the transaction that writes.",
+            "Your call paused between two of its own transactions, where it held no lock, and another actor acted there (see the step). Did a transaction act on something only the first one had read, or answer from a state the other actor had moved since?",
+            "A commit releases every lock, and what a transaction read is history once it ends. What the second transaction writes or answers follows from what it reads itself, under its own lock, and from nothing the first one saw.",
+            "A call's check, its effect and its answer follow from one state, held under one lock. Which of your call's decisions or answers came from a transaction other than the one that wrote its effect?",
         ],
     },
     Hint {
@@ -241,7 +241,7 @@ pub(super) const OBSERVED: &[Hint] = &[
     Hint {
         id: "install-refused",
         levels: [
-            "install_generation refused a generation higher than the installed one. Which generation did it compare with: this resource's, read now?",
+            "install_generation refused a generation higher than the installed one. What did it compare with, and how: this resource's generation, read now, as a number?",
             "Only a generation that is not higher than this resource's installed one is refused.",
             "Read `tx.installed_generation(resource)?` in the transaction, refuse `new_generation <= installed`, write otherwise.",
         ],
@@ -450,7 +450,7 @@ pub(super) const SQL_HINTS: &[(&str, [Option<&str>; 3])] = &[
                 "Read the error in `got`: PostgreSQL names the statement's problem (a missing privilege, a column, a type).",
             ),
             Some(
-                "Inside the function, name parameters apart from columns (`p_resource`, not `resource`), and qualify where both could be meant.",
+                "The statement named in `got` failed. Was it ambiguous (a parameter named like a column), built from a value joined into its text (`EXECUTE` with `||`, where `USING` passes values apart), or did it expect a row, a type or a privilege it did not have?",
             ),
         ],
     ),

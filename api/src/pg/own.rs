@@ -218,10 +218,12 @@ fn classify(plan: &[String]) -> Reads {
     }
     // Conditions are qualified even with one table; outputs are not.
     let reads_column = |column: &str| {
+        // A whole row (`to_jsonb(r)`, `SELECT r`, `row_to_json(resources)`)
+        // shows in the plan as `r.*`: it reads every column.
         let qualified = |line: &String| {
-            resources
-                .iter()
-                .any(|alias| mentions(line, &format!("{alias}."), column))
+            resources.iter().any(|alias| {
+                mentions(line, &format!("{alias}."), column) || line.contains(&format!("{alias}.*"))
+            })
         };
         match (resources.is_empty(), others) {
             (true, _) => false,

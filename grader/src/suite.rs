@@ -613,7 +613,7 @@ impl Suite {
                 processes: self
                     .sandbox
                     .as_ref()
-                    .and_then(|sandbox| crate::sandbox::account_of(sandbox.worker).ok().flatten())
+                    .and_then(|sandbox| crate::accounts::of(sandbox.worker).ok().flatten())
                     .map(|_| PROCESSES),
             }),
         }

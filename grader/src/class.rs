@@ -28,6 +28,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::accounts;
 use crate::fill::Filling;
 use crate::output::{self, Shard};
 use crate::part::Part;
@@ -240,17 +241,37 @@ fn checked(options: &Options) -> Result<(Options, submission::Found), String> {
 }
 
 /// How many of `count` submissions are graded at once, and how that was
-/// chosen, as the progress line says it. With the sandbox, each worker's
-/// account is checked now, not midway through the class.
+/// chosen, as the progress line says it. With the sandbox started by root,
+/// each worker's account is claimed now, for the whole run: an explicit
+/// `-j` beyond the accounts that exist is refused, and while another
+/// grading holds some, this one grades with the free ones (waiting for a
+/// first one when none is free).
 fn jobs(options: &Options, count: usize) -> Result<(usize, String), String> {
     let (default, why) = default_jobs(options.tracks);
-    let jobs = options.jobs.unwrap_or(default).clamp(1, count.max(1));
-    if options.sandbox {
-        for worker in 1..=jobs {
-            sandbox::account_of(worker)?;
+    let mut jobs = options.jobs.unwrap_or(default).clamp(1, count.max(1));
+    let mut held = None;
+    if options.sandbox && accounts::is_root() {
+        let existing = accounts::existing();
+        if jobs > existing {
+            let name = accounts::next_name(existing);
+            return Err(format!(
+                "grading {jobs} submissions at once as root needs an account per worker, and \
+                 there is no {name}: create it with `useradd --system --no-create-home --shell \
+                 /usr/sbin/nologin {name}`, or give a smaller -j"
+            ));
+        }
+        let claimed = accounts::claim(jobs)?;
+        if claimed < jobs {
+            held = Some(format!(
+                " (of {jobs}: the other sandbox accounts are held by another grading on this \
+                 machine)"
+            ));
+            jobs = claimed;
         }
     }
-    let chosen = if options.jobs.is_some() {
+    let chosen = if let Some(held) = held {
+        held
+    } else if options.jobs.is_some() {
         " (-j)".to_owned()
     } else if jobs < default {
         " (one per submission)".to_owned()
@@ -413,7 +434,7 @@ fn uses_postgres(tracks: Tracks) -> bool {
 /// How many submissions a class grades at once unless told (`-j`): one per
 /// core, at most [`MAX_DEFAULT_JOBS`], no more than the memory available
 /// allows at [`MEMORY_PER_JOB`] each, and, started by root, no more than
-/// there are accounts for the workers (`sandbox::account_of`). With the PostgreSQL or the
+/// there are accounts for the workers (`accounts`). With the PostgreSQL or the
 /// etcd track graded, one: their claims time servers of their own (a lease
 /// that runs out, a leader killed), which two runs at once on a small
 /// machine would crowd.
@@ -430,7 +451,7 @@ pub fn default_jobs(tracks: Tracks) -> (usize, String) {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let by_memory = available_memory().map(|bytes| (bytes / MEMORY_PER_JOB) as usize);
     let most = cores.min(by_memory.unwrap_or(1)).clamp(1, MAX_DEFAULT_JOBS);
-    let jobs = sandbox::accounts(most);
+    let jobs = accounts::existing().clamp(1, most);
     (jobs, jobs_reason(jobs, most, cores, by_memory))
 }
 
@@ -438,7 +459,7 @@ pub fn default_jobs(tracks: Tracks) -> (usize, String) {
 /// and the cap allow): the first limit it met.
 fn jobs_reason(jobs: usize, most: usize, cores: usize, by_memory: Option<usize>) -> String {
     if jobs < most {
-        let next = format!("{}-{}", sandbox::ACCOUNT, jobs + 1);
+        let next = accounts::next_name(jobs);
         return format!(
             "started by root, each submission graded at once needs a sandbox account of its \
              own, and there {} for {jobs} (`useradd --system --no-create-home --shell \

@@ -32,7 +32,8 @@
 //! - `submission`: which folders are submissions, and reading their files.
 //! - `scratch`: the scratch copy of the lab a class is built in.
 //! - `output`: the output folder: its place, its lock, its files, merging.
-//! - `sandbox`: bubblewrap, around every build and test run.
+//! - `sandbox`: bubblewrap, around every build and test run; `accounts`,
+//!   the pool of accounts it runs submissions as when started by root.
 //! - `suite`: building the graded suite and running its test binary.
 //! - `cache`: the dependencies a class's scratch copies share, built once.
 //! - `verdicts`: the channel the tests' verdicts come through.
@@ -48,6 +49,7 @@
 //! README's generated parts from the claim catalogue, and checks them.
 //! `.ci/import-circles` keeps the arrows between these modules one way.
 
+mod accounts;
 mod bar;
 mod cache;
 mod checkout;

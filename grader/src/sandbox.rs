@@ -28,15 +28,17 @@
 //! that user, with no capabilities. Started by root, a user namespace would
 //! map the sandbox's user to root outside, able to read what only root may
 //! read; instead bubblewrap keeps only the right to change users, and
-//! `setpriv` (util-linux) makes the command the account [`ACCOUNT`] (or,
-//! where it does not exist, `nobody`) before it starts, with no capability
-//! left and no way to gain one. What that account may write (the target
+//! `setpriv` (util-linux) makes the command the account its worker claimed
+//! (`crate::accounts`: one of a pool no other worker of any grading on the
+//! machine holds meanwhile) before it starts, with no capability left and
+//! no way to gain one. What that account may write (the target
 //! directory) is handed to it first.
 //!
 //! A build goes through the same sandbox as a test run: `include_str!` or
 //! `#[path]` can only read what the sandbox shows, and it shows no reference
 //! and no other submission.
 
+use crate::accounts::{self, Account};
 use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -44,10 +46,6 @@ use std::process::{Command, Stdio};
 
 /// The program.
 const BWRAP: &str = "bwrap";
-
-/// The account a sandbox started by root runs its command as; `.ci/run`
-/// creates it, and `book/src/instructors.md` says how on a course server.
-pub const ACCOUNT: &str = "fencing-grader";
 
 /// The size of the private `/tmp`: the tests' lab files, a PostgreSQL or
 /// etcd data folder. It is memory, on top of the address-space cap, used only
@@ -89,100 +87,8 @@ pub struct Sandbox {
     /// Paths shown, writable, even under a hidden folder.
     pub writable: Vec<PathBuf>,
     /// The class's worker it runs for (from 1; 0 is 1), whose account it
-    /// runs as when started by root: see [`account_of`].
+    /// runs as when started by root: see [`accounts::of`].
     pub worker: usize,
-}
-
-/// Who the sandboxed command runs as when the grader is root.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Account {
-    /// Its user id.
-    pub uid: u32,
-    /// Its group id.
-    pub gid: u32,
-}
-
-/// The account a sandbox started by root drops to: [`ACCOUNT`], else
-/// `nobody`; `None` when the grader is not root.
-pub fn account() -> Result<Option<Account>, String> {
-    account_of(1)
-}
-
-/// The account of a class's worker: [`ACCOUNT`] for the first, then
-/// `fencing-grader-2`, `fencing-grader-3`, … Each worker has its own, as the
-/// cap on processes (RLIMIT_NPROC) counts an account's processes wherever
-/// they run: a submission that forks until the cap must not take the
-/// processes of the one graded beside it. `None` when the grader is not
-/// root (bubblewrap then gives each sandbox a user namespace of its own).
-pub fn account_of(worker: usize) -> Result<Option<Account>, String> {
-    if worker <= 1 {
-        return named_account(ACCOUNT, true);
-    }
-    let name = format!("{ACCOUNT}-{worker}");
-    match named_account(&name, false)? {
-        Some(found) => Ok(Some(found)),
-        None if account_none()? => Ok(None),
-        None => Err(format!(
-            "grading {worker} submissions at once as root needs an account per worker, and \
-             there is no {name}: create it with `useradd --system --no-create-home --shell \
-             /usr/sbin/nologin {name}`, or give a smaller -j"
-        )),
-    }
-}
-
-/// How many workers have an account of their own (see [`account_of`]), up
-/// to `most`; `most` when the grader is not root.
-pub fn accounts(most: usize) -> usize {
-    (1..=most)
-        .take_while(|&worker| account_of(worker).is_ok())
-        .count()
-        .max(1)
-}
-
-/// Whether the grader runs as someone other than root (no account needed).
-fn account_none() -> Result<bool, String> {
-    #[cfg(unix)]
-    return Ok(!rustix::process::geteuid().is_root());
-    #[cfg(not(unix))]
-    return Ok(true);
-}
-
-/// The account `name` (or, with `nobody`, that one where `name` does not
-/// exist) when the grader is root; `Ok(None)` when it is not root, or when
-/// `name` does not exist and `nobody` is not wanted.
-fn named_account(name: &str, nobody: bool) -> Result<Option<Account>, String> {
-    #[cfg(unix)]
-    if !rustix::process::geteuid().is_root() {
-        return Ok(None);
-    }
-    #[cfg(not(unix))]
-    return Ok(None);
-    let passwd = std::fs::read_to_string("/etc/passwd")
-        .map_err(|error| format!("cannot read /etc/passwd: {error}"))?;
-    let find = |name: &str| {
-        passwd.lines().find_map(|line| {
-            let fields: Vec<&str> = line.split(':').collect();
-            match fields.as_slice() {
-                [user, _, uid, gid, ..] if *user == name => {
-                    Some((uid.parse().ok()?, gid.parse().ok()?))
-                }
-                _ => None,
-            }
-        })
-    };
-    let found = match find(name) {
-        None if nobody => find("nobody"),
-        None => return Ok(None),
-        found => found,
-    };
-    match found {
-        Some((uid, gid)) if uid != 0 => Ok(Some(Account { uid, gid })),
-        _ => Err(format!(
-            "grade runs as root, and the sandbox needs an unprivileged account to run \
-             submissions as: create one with `useradd --system --no-create-home --shell \
-             /usr/sbin/nologin {ACCOUNT}`"
-        )),
-    }
 }
 
 impl Sandbox {
@@ -201,9 +107,9 @@ impl Sandbox {
         {
             self.find(OsStr::new("rustc"))?;
         }
-        let account = account_of(self.worker)?;
+        let account = accounts::of(self.worker)?;
         let mut command = Command::new(BWRAP);
-        command.args(isolation(account));
+        command.args(isolation(account.as_ref()));
         command.args(self.view());
         command.arg("--chdir").arg(dir);
         command.arg("--");
@@ -595,7 +501,7 @@ fn sandbox_path() -> OsString {
 }
 
 /// Namespaces, privileges and lifetime, the same for every step.
-fn isolation(account: Option<Account>) -> Vec<&'static str> {
+fn isolation(account: Option<&Account>) -> Vec<&'static str> {
     let mut args = vec![
         "--unshare-ipc",
         "--unshare-pid",
@@ -618,12 +524,17 @@ fn isolation(account: Option<Account>) -> Vec<&'static str> {
 /// Gives the account the sandbox runs as (when the grader is root) what a
 /// build must write: the target directory, whole.
 pub fn hand_over(worker: usize, paths: &[&Path]) -> Result<(), String> {
-    let Some(account) = account_of(worker)? else {
+    let Some(account) = accounts::of(worker)? else {
         return Ok(());
     };
     for path in paths {
-        chown_all(path, account)
-            .map_err(|error| format!("cannot hand {} to {ACCOUNT}: {error}", path.display()))?;
+        chown_all(path, &account).map_err(|error| {
+            format!(
+                "cannot hand {} to {}: {error}",
+                path.display(),
+                account.name
+            )
+        })?;
     }
     Ok(())
 }
@@ -632,16 +543,17 @@ pub fn hand_over(worker: usize, paths: &[&Path]) -> Result<(), String> {
 /// owns `path` again, so no sandboxed command may write to it (the
 /// dependency cache, filled by a sandboxed build of the untouched lab).
 pub fn reclaim(path: &Path) -> Result<(), String> {
-    if account()?.is_none() {
+    if !accounts::is_root() {
         return Ok(());
     }
     #[cfg(unix)]
     {
         let own = Account {
+            name: "root".to_owned(),
             uid: rustix::process::geteuid().as_raw(),
             gid: rustix::process::getegid().as_raw(),
         };
-        chown_all(path, own)
+        chown_all(path, &own)
             .map_err(|error| format!("cannot take back {}: {error}", path.display()))?;
     }
     Ok(())
@@ -653,7 +565,7 @@ pub fn reclaim(path: &Path) -> Result<(), String> {
 /// unpacks as they are, and the account could not compile them. They are
 /// public sources; only the read bit for others is added.
 pub fn share_sources() -> Result<(), String> {
-    if account()?.is_none() {
+    if !accounts::is_root() {
         return Ok(());
     }
     let Some(cargo_home) = toolchain().into_iter().next() else {
@@ -664,7 +576,7 @@ pub fn share_sources() -> Result<(), String> {
         if path.exists() {
             readable_all(&path).map_err(|error| {
                 format!(
-                    "cannot make {} readable to {ACCOUNT}: {error}",
+                    "cannot make {} readable to the sandbox's accounts: {error}",
                     path.display()
                 )
             })?;
@@ -700,7 +612,7 @@ fn readable_all(_path: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(unix)]
-fn chown_all(path: &Path, account: Account) -> std::io::Result<()> {
+fn chown_all(path: &Path, account: &Account) -> std::io::Result<()> {
     let metadata = std::fs::symlink_metadata(path)?;
     std::os::unix::fs::lchown(path, Some(account.uid), Some(account.gid))?;
     if metadata.is_dir() {
@@ -712,7 +624,7 @@ fn chown_all(path: &Path, account: Account) -> std::io::Result<()> {
 }
 
 #[cfg(not(unix))]
-fn chown_all(_path: &Path, _account: Account) -> std::io::Result<()> {
+fn chown_all(_path: &Path, _account: &Account) -> std::io::Result<()> {
     Ok(())
 }
 

@@ -77,9 +77,15 @@ struct Rounds {
     died: Vec<(String, String)>,
     /// How the process ended, when it ended in a way libtest never does
     /// while no test was left running.
-    odd_exit: Option<String>,
+    /// With whether it ran out of processes or memory (the account's cap,
+    /// not the code), rather than ended on its own.
+    odd_exit: Option<(String, bool)>,
     /// Whether the submission's time for its test runs was spent.
     out_of_time: bool,
+    /// How the last round that exited ended, and why, as far as the
+    /// process said (see [`how_it_ended`]): what kept the tests that never
+    /// began from beginning.
+    last_exit: Option<String>,
 }
 
 impl Rounds {
@@ -98,6 +104,7 @@ impl Rounds {
                 self.hung.extend(cut);
             }
             Ended::Exited(status) => {
+                self.last_exit = Some(how_it_ended(status, &round.stderr));
                 let normal = matches!(status.code(), Some(0 | 101));
                 if !unfinished.is_empty() || !normal {
                     let how = describe_exit(status);
@@ -106,7 +113,10 @@ impl Rounds {
                         self.died.push((test.clone(), format!("{how}{said}")));
                     }
                     if unfinished.is_empty() && !normal {
-                        self.odd_exit = Some(format!("{how}{said}"));
+                        self.odd_exit = Some(match ran_out(&round.stderr) {
+                            Some(cause) => (format!("{cause}: {how}{said}"), true),
+                            None => (format!("{how}{said}"), false),
+                        });
                     }
                 }
             }
@@ -133,7 +143,7 @@ impl Rounds {
     fn problem(
         &self,
         graded: &[String],
-        listed: bool,
+        unlisted: Option<&str>,
         test_limit: Duration,
         budget: Duration,
     ) -> Option<(Trouble, String)> {
@@ -158,7 +168,9 @@ impl Rounds {
                 ));
             }
         }
-        if let Some(how) = &self.odd_exit {
+        if let Some((how, true)) = &self.odd_exit {
+            told.push(format!("the test process could not go on ({how})"));
+        } else if let Some((how, false)) = &self.odd_exit {
             told.push(format!(
                 "the test process ended ({how}), which libtest never does on its own (it exits \
                  with 0 or 101 after its last test): something in it ended the process"
@@ -167,8 +179,8 @@ impl Rounds {
         if let Some(never) = self.never_reported(graded, budget) {
             told.push(never);
         }
-        if !listed {
-            told.push("the test binary could not list its tests".to_owned());
+        if let Some(why) = unlisted {
+            told.push(format!("the test binary could not list its tests: {why}"));
         }
         if told.is_empty() {
             return None;
@@ -204,6 +216,17 @@ impl Rounds {
                 "the submission's time for its test runs ({} s) was spent first",
                 budget.as_secs()
             )
+        } else if self.verdicts.verdict("main").is_some() {
+            // A verdict in the name of libtest's main thread: it could not
+            // start a thread for a test (EAGAIN) and ran it on its own,
+            // whose name is no test's.
+            format!(
+                "they never began on a thread of their own: {}; libtest ran them on its \
+                 main thread instead, where a verdict cannot name its test",
+                out_of_processes()
+            )
+        } else if let Some(why) = &self.last_exit {
+            format!("they never began: {why}")
         } else {
             "they never began".to_owned()
         };
@@ -466,7 +489,10 @@ impl Suite {
     pub fn run(&self, executable: &Path) -> Result<Ran, String> {
         // Without the list, a test that never reports would go unnoticed
         // and its claim could pass on its other tests alone.
-        let listed = self.list(executable)?;
+        let (listed, unlisted) = match self.list(executable)? {
+            Ok(names) => (Some(names), None),
+            Err(why) => (None, Some(why)),
+        };
         // Only a test of a claim sends a verdict (the transcripts' do not),
         // and only a graded track's are run: `postgres-sql` builds the
         // PostgreSQL track's tests too.
@@ -487,16 +513,16 @@ impl Suite {
         );
         Ok(Ran {
             score,
-            problem: rounds.problem(&graded, listed.is_some(), self.test_limit, budget),
+            problem: rounds.problem(&graded, unlisted.as_deref(), self.test_limit, budget),
             stdout_bytes: rounds.stdout_bytes,
             forged: rounds.verdicts.forged,
             strays: strays(&rounds.verdicts, listed.as_deref()),
         })
     }
 
-    /// The tests the binary lists (`--list`), or `None` when it cannot
-    /// list them.
-    fn list(&self, executable: &Path) -> Result<Option<Vec<String>>, String> {
+    /// The tests the binary lists (`--list`), or how the listing ended
+    /// when it cannot list them (see [`how_it_ended`]).
+    fn list(&self, executable: &Path) -> Result<Result<Vec<String>, String>, String> {
         let listed = process::run::<TestList>(
             &mut self.test_command(executable, &["--list"])?,
             self.test_settings(LIST_LIMIT),
@@ -504,9 +530,11 @@ impl Suite {
         .map_err(|error| format!("cannot run the test binary: {error}"))?;
         Ok(match listed.ended {
             Ended::Exited(status) if status.success() && !listed.sink.names.is_empty() => {
-                Some(listed.sink.names)
+                Ok(listed.sink.names)
             }
-            _ => None,
+            Ended::Exited(status) => Err(how_it_ended(status, &listed.stderr)),
+            Ended::TimedOut(limit) => Err(format!("it took longer than {} s", limit.as_secs())),
+            Ended::Stopped => Err("it was stopped".to_owned()),
         })
     }
 
@@ -613,7 +641,7 @@ impl Suite {
                 processes: self
                     .sandbox
                     .as_ref()
-                    .and_then(|sandbox| crate::sandbox::account_of(sandbox.worker).ok().flatten())
+                    .and_then(|sandbox| crate::accounts::of(sandbox.worker).ok().flatten())
                     .map(|_| PROCESSES),
             }),
         }
@@ -798,6 +826,54 @@ fn signal_name(signal: i32) -> Option<&'static str> {
     }
 }
 
+/// How a test process ended, for the tests it never began: what it ran
+/// out of, when its stderr says (out of processes: the account's cap met;
+/// out of memory), its exit, and its last words.
+fn how_it_ended(status: std::process::ExitStatus, stderr: &str) -> String {
+    let cause = ran_out(stderr).map_or_else(String::new, |cause| format!("{cause}, "));
+    let said = last_words(stderr);
+    let said = if said.is_empty() {
+        ", with nothing on stderr".to_owned()
+    } else {
+        said
+    };
+    format!(
+        "{cause}the test process ended with {}{said}",
+        describe_exit(status)
+    )
+}
+
+/// What the process ran out of, when its stderr says: processes (the
+/// account's cap met, `EAGAIN` on a fork, a thread or `execve`), or memory.
+fn ran_out(stderr: &str) -> Option<String> {
+    let lower = stderr.to_lowercase();
+    let met = |needles: &[&str]| needles.iter().any(|needle| lower.contains(needle));
+    if met(&[
+        "resource temporarily unavailable",
+        "os error 11)",
+        "failed to spawn thread",
+    ]) {
+        Some(out_of_processes())
+    } else if met(&[
+        "cannot allocate memory",
+        "os error 12)",
+        "memory allocation of",
+        "out of memory",
+    ]) {
+        Some("out of memory".to_owned())
+    } else {
+        None
+    }
+}
+
+/// What the account's cap on processes, met, means.
+fn out_of_processes() -> String {
+    format!(
+        "out of processes: the sandbox's account may have {PROCESSES} processes and threads at \
+         once, and had them all"
+    )
+}
+
 /// The last line the process wrote to stderr, which says why it died
 /// ("memory allocation of … failed", "has overflowed its stack"), past the
 /// advice about backtraces that follows a panic.
@@ -826,4 +902,33 @@ fn last_lines(text: &str, count: usize) -> String {
         .filter(|line| !line.trim().is_empty())
         .collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    fn exit(code: i32) -> std::process::ExitStatus {
+        use std::os::unix::process::ExitStatusExt;
+        std::process::ExitStatus::from_raw(code << 8)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_test_process_that_never_began_says_what_it_ran_out_of() {
+        let exec = "setpriv: failed to execute /w/lab-1: Resource temporarily unavailable\n";
+        let told = how_it_ended(exit(126), exec);
+        assert!(told.starts_with("out of processes: "), "{told}");
+        assert!(told.contains("exit status 126: setpriv: failed"), "{told}");
+        let thread = "thread 'main' panicked at library/test/src/lib.rs:1:1:\nfailed to spawn \
+                      thread to run test: Resource temporarily unavailable (os error 11)\n";
+        assert!(how_it_ended(exit(101), thread).starts_with("out of processes"));
+        let memory = "memory allocation of 1073741824 bytes failed\n";
+        assert!(how_it_ended(exit(134), memory).starts_with("out of memory, "));
+        assert_eq!(
+            how_it_ended(exit(0), ""),
+            "the test process ended with exit status 0, with nothing on stderr"
+        );
+    }
 }

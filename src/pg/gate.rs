@@ -93,16 +93,18 @@ pub(crate) const STUCK: Duration = Duration::from_secs(60);
 /// The gate's key, its wait, the trigger function that calls it and its
 /// triggers, created in every lab's schema `schema`.
 ///
-/// The keys are the lab's secret: a session's are `fencing_lab_gate(pid)`
-/// (its watch lock), one more (its fault lock) and one more again plus `n`
-/// (gate `n`), single `bigint` advisory keys made from a random number
-/// kept in `fencing_lab_secret`, which only the lab's user may read. So the
-/// code under test cannot name a key of its own session, let alone probe
-/// it: it sees the same with a hook armed or not ([`HIDDEN`] takes away the
-/// views that would list the keys). With [`crate::UNGUARDED`] the table
-/// holds no secret and the keys are the session's pid shifted into the
-/// lock's upper half, the lab's keys before the watch was hidden, which
-/// `.ci/hostile-observer` probes to prove its cases were stopped by this.
+/// The keys are the lab's secret. A session's watch lock is the `bigint`
+/// advisory key `fencing_lab_gate(pid)`, its fault lock the next key, and
+/// gate `n` the watch lock's key plus `n + 1`; `fencing_lab_gate` makes
+/// them from the session's backend pid and a random number kept in
+/// `fencing_lab_secret`, which only the lab's user may read. So the code
+/// under test cannot name a key of its own session, let alone probe it:
+/// a try-lock of its own finds the same with a hook armed or not, and
+/// [`HIDDEN`] takes away the views that would list the keys. With
+/// [`crate::UNGUARDED`] the table holds no secret and a session's keys
+/// carry its pid in their upper half, where the gate once put it for all
+/// to find: `.ci/hostile-observer` probes that to prove its watch cases
+/// were stopped by the secret and by nothing else.
 ///
 /// The wait runs as the lab's user (`SECURITY DEFINER`, its search path
 /// fixed, the lab's names written out), the code under test may not call it
@@ -110,6 +112,36 @@ pub(crate) const STUCK: Duration = Duration::from_secs(60);
 /// `lock_timeout` (restored when it returns) lets it wait at the gate; the
 /// session's 1 ms stays in force for every other lock.
 pub(crate) fn triggers(schema: &str) -> String {
+    format!(
+        "{}
+    CREATE FUNCTION fencing_lab_checkpoint() RETURNS trigger
+    LANGUAGE plpgsql
+    SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+        PERFORM {schema}.fencing_lab_wait(TG_ARGV[0]);
+        RETURN NEW;
+    END
+    $$;
+
+    CREATE TRIGGER fencing_lab_before_effect
+        BEFORE UPDATE OF value ON resources
+        FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before effect');
+    CREATE TRIGGER fencing_lab_before_install
+        BEFORE UPDATE OF generation ON resources
+        FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before install');
+    CREATE TRIGGER fencing_lab_before_record
+        BEFORE INSERT ON requests
+        FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before record');
+",
+        wait(schema)
+    )
+}
+
+/// The secret, the keys it gives and the wait at the gate, in `schema`
+/// (see [`triggers`]).
+fn wait(schema: &str) -> String {
     let secret = match std::env::var_os(crate::UNGUARDED) {
         Some(_) => "NULL::bigint",
         // 45 random bits: with the pid added and shifted by 16, a key
@@ -173,27 +205,6 @@ pub(crate) fn triggers(schema: &str) -> String {
     END
     $$;
     REVOKE EXECUTE ON FUNCTION fencing_lab_wait(text) FROM PUBLIC;
-
-    CREATE FUNCTION fencing_lab_checkpoint() RETURNS trigger
-    LANGUAGE plpgsql
-    SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-    BEGIN
-        PERFORM {schema}.fencing_lab_wait(TG_ARGV[0]);
-        RETURN NEW;
-    END
-    $$;
-
-    CREATE TRIGGER fencing_lab_before_effect
-        BEFORE UPDATE OF value ON resources
-        FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before effect');
-    CREATE TRIGGER fencing_lab_before_install
-        BEFORE UPDATE OF generation ON resources
-        FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before install');
-    CREATE TRIGGER fencing_lab_before_record
-        BEFORE INSERT ON requests
-        FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before record');
 "
     )
 }

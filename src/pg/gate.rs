@@ -214,7 +214,9 @@ fn wait(schema: &str) -> String {
 /// table (`pg_locks`, `pg_lock_status`, and who blocks whom), the sessions
 /// (`pg_stat_activity` and every `pg_stat_get_*` function, which would
 /// count the control session, the lab's commits and the other sessions'
-/// waits). Taken from `PUBLIC` once per server, before any lab exists; the
+/// waits), and the signals whose refusal tells a superuser's session from
+/// no session at a pid (`pg_cancel_backend`, `pg_terminate_backend`: the
+/// control session opens at a lab's first watched call). Taken from `PUBLIC` once per server, before any lab exists; the
 /// lab's user is the superuser and keeps them. The advisory-lock functions
 /// stay: a correct solution may take a lock of its own
 /// (`alternative-advisory-lock-per-resource`), and the gate's keys are
@@ -234,7 +236,8 @@ pub(crate) const HIDDEN: &str = "
                AND (p.proname LIKE 'pg\\_stat\\_get\\_%'
                     OR p.proname IN ('pg_lock_status', 'pg_blocking_pids',
                                      'pg_safe_snapshot_blocking_pids',
-                                     'pg_isolation_test_session_is_blocked'))
+                                     'pg_isolation_test_session_is_blocked',
+                                     'pg_cancel_backend', 'pg_terminate_backend'))
         LOOP
             EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', hidden);
         END LOOP;

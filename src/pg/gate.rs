@@ -45,7 +45,7 @@
 //! read says so instead of guessing at a mistake ([`unread`]). On the SQL
 //! functions' track the reads happen inside a function, out of the
 //! client's sight: there a row security policy reaches the same gate when
-//! a row is read ([`reads`]), before any lock the read statement takes.
+//! a row is read (`reads`), before any lock the read statement takes.
 //!
 //! **Nobody else sees the watch.** The code under test must not be able to
 //! tell a call with a hook armed from one without: a contract that locked

@@ -61,8 +61,10 @@
 //! returns later than one that was not, and a contract that times its own
 //! statements (`clock_timestamp()`) can learn it was paused, after the
 //! pause, by which the test has already acted. On a server named by
-//! `FENCING_LAB_PG_URL`, whose privileges are not the lab's to change,
-//! `pg_locks` still lists the keys (though not whose they are).
+//! `FENCING_LAB_PG_URL`, whose privileges are not the lab's to change, the
+//! lock table and the sessions stay in sight: a contract that compared the
+//! keys held with its sessions' pids could still find its watch there, so
+//! a grade that counts is made on the lab's own server.
 //!
 //! Every wait is bounded: the session waits at a gate for at most
 //! [`STUCK`] (then its statement fails with SQLSTATE `FL002`), and the
@@ -223,8 +225,8 @@ fn wait(schema: &str) -> String {
 /// secret ([`triggers`]).
 ///
 /// Never on a server named by `FENCING_LAB_PG_URL`, which is not the lab's
-/// to change (there the watch is as visible as before), nor with
-/// [`crate::UNGUARDED`].
+/// to change (there the watch can still be found, see the module's docs),
+/// nor with [`crate::UNGUARDED`].
 pub(crate) const HIDDEN: &str = "
     DO $$
     DECLARE

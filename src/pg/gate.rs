@@ -59,8 +59,13 @@
 //! lock table and the sessions' statistics are taken from `PUBLIC`
 //! ([`HIDDEN`]). Time is what stays visible: a statement paused at a gate
 //! returns later than one that was not, and a contract that times its own
-//! statements (`clock_timestamp()`) can learn it was paused, after the
-//! pause, by which the test has already acted. On a server named by
+//! statements (`clock_timestamp()`, or a short `statement_timeout` that
+//! cancels a paused one) can learn it was paused, after the pause, by which
+//! the test has already acted. So, after the fact, can the test's own
+//! actions: another session's commit moves the next snapshot on
+//! (`pg_current_snapshot()`), and the client library numbers its prepared
+//! statements across the whole test process (`pg_prepared_statements`).
+//! Neither says that a hook is armed before the code decides. On a server named by
 //! `FENCING_LAB_PG_URL`, whose privileges are not the lab's to change, the
 //! lock table and the sessions stay in sight: a contract that compared the
 //! keys held with its sessions' pids could still find its watch there, so

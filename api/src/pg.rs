@@ -78,8 +78,8 @@ pub trait Observer: Sync {
     /// A statement of the code's own read `read`'s data and has returned,
     /// holding its locks: fires the checkpoint and waits until it ran.
     fn read_by_own_sql(&self, read: Read);
-    /// Whether a test watches this call: only then is a statement of the
-    /// code's own worth classifying.
+    /// Whether a test watches this call: only then do a statement's reads
+    /// reach the test (its plan is asked for in every call alike).
     fn watching(&self) -> bool;
     /// The call ran SQL of its own whose reads cannot be told.
     fn note_unread(&self);

@@ -25,7 +25,7 @@
 //! The checkpoints are the PostgreSQL track's gate: the write triggers fire
 //! inside the functions as they do for any `UPDATE`, and a row security
 //! policy forced on each table fires the read checkpoints when a function
-//! reads a row (`gate::READS`). A read's checkpoint comes *before* any lock
+//! reads a row (`gate::reads`). A read's checkpoint comes *before* any lock
 //! the reading statement takes (a `FOR UPDATE` locks after the row is
 //! read), where the other tracks' comes after the read returned: paused
 //! there, correct code holds no lock yet, and is judged by what it then
@@ -44,7 +44,7 @@ mod session;
 
 use std::sync::Mutex;
 
-use super::gate::READS;
+use super::gate;
 use super::{Call, PgDestination, PgLab, RowLockHolder, RowLocks};
 use crate::{LabError, Record, State, Store};
 use refusal::{refusal, settled};
@@ -137,10 +137,11 @@ impl SqlLab {
         make_roles(&lab)?;
         let schema = lab.schema().to_owned();
         let helpers = refusal::helpers();
+        let reads = gate::reads(&schema);
         lab.setup(&format!(
             "BEGIN;
              {helpers}
-             {READS}
+             {reads}
              ALTER TABLE resources OWNER TO {OWNER};
              ALTER TABLE requests OWNER TO {OWNER};
              GRANT USAGE, CREATE ON SCHEMA {schema} TO {OWNER};

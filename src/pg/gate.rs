@@ -5,18 +5,19 @@
 //! the server, holding whatever locks it holds, while the test's hook runs;
 //! then it goes on, or fails with the fault the hook asked for. The pieces:
 //!
-//! - **Triggers** ([`TRIGGERS`], created in every lab's schema): before a row
+//! - **Triggers** (made by [`triggers`] in every lab's schema): before a row
 //!   of `resources` gets a new `value` ([`Checkpoint::BeforeEffect`]) or a
 //!   new `generation` ([`Checkpoint::BeforeInstall`]), and before a row goes
 //!   into `requests` ([`Checkpoint::BeforeRecord`]), the row trigger calls
 //!   `fencing_lab_checkpoint()`. By then an `UPDATE` holds the row's lock.
-//! - **A gate per session**, made of advisory locks keyed by the session's
-//!   backend pid. While a call with a hook runs, the lab's control session
-//!   holds the watch lock `(pid, -1)` and the gate `(pid, n)`, both
-//!   exclusively. The trigger function finds the watch lock taken (a cheap
-//!   try-lock: a session that is not in such a call passes straight
-//!   through), reads the gate's number from `pg_locks`, announces the
-//!   checkpoint with `RAISE NOTICE`, and waits for a shared lock on the
+//! - **A gate per session**, made of advisory locks on keys only the lab's
+//!   user can name: each lab keeps a random secret, which with a session's
+//!   backend pid gives its keys (`fencing_lab_gate`). While a call with a
+//!   hook runs, the lab's control session holds the watch lock and the gate
+//!   `n`, both exclusively. The trigger function's wait finds the watch lock
+//!   taken (a cheap try-lock: a session that is not in such a call passes
+//!   straight through), reads the gate's number from `pg_locks`, announces
+//!   the checkpoint with `RAISE NOTICE`, and waits for a shared lock on the
 //!   gate.
 //! - **The announcement** reaches the client's notice callback (set when the
 //!   session connects), which sends it over a channel to the thread that
@@ -24,8 +25,8 @@
 //!   learner's code runs on a thread of its own meanwhile ([`serve`]), since
 //!   its statement is blocked in the server until the hook is done.
 //! - **The release**: the control session first takes the next gate
-//!   `(pid, n + 1)`, takes or lets go of the fault lock `(pid, 0)`, and only
-//!   then lets `(pid, n)` go. The session wakes, sees whether the fault lock
+//!   `n + 1`, takes or lets go of the fault lock, and only then lets gate
+//!   `n` go. The session wakes, sees whether the fault lock
 //!   is held, and either goes on (its next checkpoint waits at `n + 1`) or
 //!   raises SQLSTATE `FL001`. `?` turns that back into the hook's own
 //!   [`LabError`] (`fencing_lab_api::fault`), and the statement, with the transaction,
@@ -44,7 +45,31 @@
 //! read says so instead of guessing at a mistake ([`unread`]). On the SQL
 //! functions' track the reads happen inside a function, out of the
 //! client's sight: there a row security policy reaches the same gate when
-//! a row is read (`READS`), before any lock the read statement takes.
+//! a row is read (`reads`), before any lock the read statement takes.
+//!
+//! **Nobody else sees the watch.** The code under test must not be able to
+//! tell a call with a hook armed from one without: a contract that locked
+//! only when watched would pass every race test and fail in production. So
+//! every session is the same whether or not its call is watched (the
+//! triggers, the policies and their wait run alike; the statements the
+//! harness runs on the session itself, its pid at connect and the plan of
+//! each statement of the code's own, run in every call), and what differs
+//! is out of the learner's roles' sight: the wait and the keys belong to the
+//! lab's user, the keys are secret, and on the lab's private server the
+//! lock table and the sessions' statistics are taken from `PUBLIC`
+//! ([`HIDDEN`]). Time is what stays visible: a statement paused at a gate
+//! returns later than one that was not, and a contract that times its own
+//! statements (`clock_timestamp()`, or a short `statement_timeout` that
+//! cancels a paused one) can learn it was paused, after the pause, by which
+//! the test has already acted. So, after the fact, can the test's own
+//! actions: another session's commit moves the next snapshot on
+//! (`pg_current_snapshot()`), and the client library numbers its prepared
+//! statements across the whole test process (`pg_prepared_statements`).
+//! Neither says that a hook is armed before the code decides. On a server named by
+//! `FENCING_LAB_PG_URL`, whose privileges are not the lab's to change, the
+//! lock table and the sessions stay in sight: a contract that compared the
+//! keys held with its sessions' pids could still find its watch there, so
+//! a grade that counts is made on the lab's own server.
 //!
 //! Every wait is bounded: the session waits at a gate for at most
 //! [`STUCK`] (then its statement fails with SQLSTATE `FL002`), and the
@@ -72,52 +97,37 @@ use crate::checkpoint::{Checkpoint, Hooks};
 /// side before the protocol counts as stuck. Far longer than any hook runs.
 pub(crate) const STUCK: Duration = Duration::from_secs(60);
 
-/// The gate's wait, the trigger function that calls it and its triggers,
-/// created in every lab's schema. The wait's own `lock_timeout` (restored
-/// when it returns) lets it wait at the gate; the session's 1 ms stays in
-/// force for every other lock.
-pub(crate) const TRIGGERS: &str = "
-    CREATE FUNCTION fencing_lab_wait(checkpoint text) RETURNS void
-    LANGUAGE plpgsql
-    SET lock_timeout = '60s'
-    SET client_min_messages = 'notice'
-    AS $$
-    DECLARE
-        session integer := pg_backend_pid();
-        gate bigint;
-    BEGIN
-        -- Cheap first: outside a call with a hook, the watch lock is free.
-        IF pg_try_advisory_lock_shared(session, -1) THEN
-            PERFORM pg_advisory_unlock_shared(session, -1);
-            RETURN;
-        END IF;
-        SELECT max(objid::bigint) INTO gate FROM pg_catalog.pg_locks
-         WHERE locktype = 'advisory' AND objsubid = 2 AND classid = session::oid
-           AND objid::bigint BETWEEN 1 AND 2147483647
-           AND mode = 'ExclusiveLock' AND granted;
-        IF gate IS NULL THEN
-            RETURN;
-        END IF;
-        RAISE NOTICE 'fencing-lab checkpoint: %', checkpoint;
-        BEGIN
-            PERFORM pg_advisory_lock_shared(session, gate::integer);
-        EXCEPTION WHEN lock_not_available THEN
-            RAISE EXCEPTION 'fencing-lab: the test never let this session go on % (stuck for %)',
-                checkpoint, current_setting('lock_timeout') USING ERRCODE = 'FL002';
-        END;
-        PERFORM pg_advisory_unlock_shared(session, gate::integer);
-        IF NOT pg_try_advisory_lock_shared(session, 0) THEN
-            RAISE EXCEPTION 'fencing-lab checkpoint fault %', checkpoint USING ERRCODE = 'FL001';
-        END IF;
-        PERFORM pg_advisory_unlock_shared(session, 0);
-    END
-    $$;
-
+/// The gate's key, its wait, the trigger function that calls it and its
+/// triggers, created in every lab's schema `schema`.
+///
+/// The keys are the lab's secret. A session's watch lock is the `bigint`
+/// advisory key `fencing_lab_gate(pid)`, its fault lock the next key, and
+/// gate `n` the watch lock's key plus `n + 1`; `fencing_lab_gate` makes
+/// them from the session's backend pid and a random number kept in
+/// `fencing_lab_secret`, which only the lab's user may read. So the code
+/// under test cannot name a key of its own session, let alone probe it:
+/// a try-lock of its own finds the same with a hook armed or not, and
+/// [`HIDDEN`] takes away the views that would list the keys. With
+/// [`crate::UNGUARDED`] the table holds no secret and a session's keys
+/// carry its pid in their upper half, where the gate once put it for all
+/// to find: `.ci/hostile-observer` probes that to prove its watch cases
+/// were stopped by the secret and by nothing else.
+///
+/// The wait runs as the lab's user (`SECURITY DEFINER`, its search path
+/// fixed, the lab's names written out), the code under test may not call it
+/// (its triggers do, through a function of the lab's user), and its own
+/// `lock_timeout` (restored when it returns) lets it wait at the gate; the
+/// session's 1 ms stays in force for every other lock.
+pub(crate) fn triggers(schema: &str) -> String {
+    format!(
+        "{}
     CREATE FUNCTION fencing_lab_checkpoint() RETURNS trigger
     LANGUAGE plpgsql
+    SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
-        PERFORM fencing_lab_wait(TG_ARGV[0]);
+        PERFORM {schema}.fencing_lab_wait(TG_ARGV[0]);
         RETURN NEW;
     END
     $$;
@@ -131,6 +141,116 @@ pub(crate) const TRIGGERS: &str = "
     CREATE TRIGGER fencing_lab_before_record
         BEFORE INSERT ON requests
         FOR EACH ROW EXECUTE FUNCTION fencing_lab_checkpoint('before record');
+",
+        wait(schema)
+    )
+}
+
+/// The secret, the keys it gives and the wait at the gate, in `schema`
+/// (see [`triggers`]).
+fn wait(schema: &str) -> String {
+    let secret = match std::env::var_os(crate::UNGUARDED) {
+        Some(_) => "NULL::bigint",
+        // 45 random bits: with the pid added and shifted by 16, a key
+        // stays below 2^62.
+        None => "('x' || translate(pg_catalog.gen_random_uuid()::text, '-', ''))::bit(45)::bigint",
+    };
+    format!(
+        "
+    CREATE TABLE fencing_lab_secret (secret bigint);
+    INSERT INTO fencing_lab_secret VALUES ({secret});
+
+    CREATE FUNCTION fencing_lab_gate(session integer) RETURNS bigint
+    LANGUAGE sql STABLE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT CASE WHEN secret IS NULL THEN session::bigint << 32
+                    ELSE (secret + session) << 16 END
+          FROM {schema}.fencing_lab_secret
+    $$;
+    REVOKE EXECUTE ON FUNCTION fencing_lab_gate(integer) FROM PUBLIC;
+
+    CREATE FUNCTION fencing_lab_wait(checkpoint text) RETURNS void
+    LANGUAGE plpgsql
+    SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    SET lock_timeout = '60s'
+    SET client_min_messages = 'notice'
+    AS $$
+    DECLARE
+        -- The watch lock; the fault lock is the next key, gate n is n after that.
+        watch bigint := {schema}.fencing_lab_gate(pg_backend_pid());
+        -- A gate's key as pg_locks shows it: the upper half, the lower one.
+        upper oid := (watch >> 32)::oid;
+        lower bigint := watch & 4294967295;
+        gate bigint;
+    BEGIN
+        -- Cheap first: outside a call with a hook, the watch lock is free.
+        IF pg_try_advisory_lock_shared(watch) THEN
+            PERFORM pg_advisory_unlock_shared(watch);
+            RETURN;
+        END IF;
+        SELECT max(objid::bigint) - lower - 1 INTO gate FROM pg_locks
+         WHERE locktype = 'advisory' AND objsubid = 1 AND classid = upper
+           AND objid::bigint BETWEEN lower + 2 AND lower + 65535
+           AND mode = 'ExclusiveLock' AND granted;
+        IF gate IS NULL THEN
+            RETURN;
+        END IF;
+        RAISE NOTICE 'fencing-lab checkpoint: %', checkpoint;
+        BEGIN
+            PERFORM pg_advisory_lock_shared(watch + 1 + gate);
+        EXCEPTION WHEN lock_not_available THEN
+            RAISE EXCEPTION 'fencing-lab: the test never let this session go on % (stuck for %)',
+                checkpoint, current_setting('lock_timeout') USING ERRCODE = 'FL002';
+        END;
+        PERFORM pg_advisory_unlock_shared(watch + 1 + gate);
+        IF NOT pg_try_advisory_lock_shared(watch + 1) THEN
+            RAISE EXCEPTION 'fencing-lab checkpoint fault %', checkpoint USING ERRCODE = 'FL001';
+        END IF;
+        PERFORM pg_advisory_unlock_shared(watch + 1);
+    END
+    $$;
+    REVOKE EXECUTE ON FUNCTION fencing_lab_wait(text) FROM PUBLIC;
+"
+    )
+}
+
+/// What the learner's roles may not read on the lab's private server, so
+/// that a call with a hook armed looks to them like any other: the lock
+/// table (`pg_locks`, `pg_lock_status`, and who blocks whom), the sessions
+/// (`pg_stat_activity` and every `pg_stat_get_*` function, which would
+/// count the control session, the lab's commits and the other sessions'
+/// waits), and the signals whose refusal tells a superuser's session from
+/// no session at a pid (`pg_cancel_backend`, `pg_terminate_backend`: the
+/// control session opens at a lab's first watched call). Taken from `PUBLIC` once per server, before any lab exists; the
+/// lab's user is the superuser and keeps them. The advisory-lock functions
+/// stay: a correct solution may take a lock of its own
+/// (`alternative-advisory-lock-per-resource`), and the gate's keys are
+/// secret ([`triggers`]).
+///
+/// Never on a server named by `FENCING_LAB_PG_URL`, which is not the lab's
+/// to change (there the watch can still be found, see the module's docs),
+/// nor with [`crate::UNGUARDED`].
+pub(crate) const HIDDEN: &str = "
+    DO $$
+    DECLARE
+        hidden regprocedure;
+    BEGIN
+        FOR hidden IN
+            SELECT p.oid::regprocedure FROM pg_catalog.pg_proc p
+             WHERE p.pronamespace = 'pg_catalog'::regnamespace
+               AND (p.proname LIKE 'pg\\_stat\\_get\\_%'
+                    OR p.proname IN ('pg_lock_status', 'pg_blocking_pids',
+                                     'pg_safe_snapshot_blocking_pids',
+                                     'pg_isolation_test_session_is_blocked',
+                                     'pg_cancel_backend', 'pg_terminate_backend'))
+        LOOP
+            EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', hidden);
+        END LOOP;
+    END
+    $$;
+    REVOKE SELECT ON pg_catalog.pg_locks, pg_catalog.pg_stat_activity FROM PUBLIC;
 ";
 
 /// The read checkpoints inside the server, for the SQL functions' track
@@ -149,14 +269,19 @@ pub(crate) const TRIGGERS: &str = "
 ///
 /// Made by the harness's superuser, so the learner's file, run as the
 /// tables' owner, cannot replace the function; the catalogue check there
-/// holds the policies as made.
+/// holds the policies as made. It runs as the lab's user, like the wait it
+/// calls ([`triggers`]).
 #[cfg(feature = "postgres-sql")]
-pub(crate) const READS: &str = "
+pub(crate) fn reads(schema: &str) -> String {
+    format!(
+        "
     CREATE FUNCTION fencing_lab_read(checkpoint text) RETURNS boolean
     LANGUAGE plpgsql
+    SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
-        PERFORM fencing_lab_wait(checkpoint);
+        PERFORM {schema}.fencing_lab_wait(checkpoint);
         RETURN true;
     END
     $$;
@@ -175,7 +300,9 @@ pub(crate) const READS: &str = "
     CREATE POLICY fencing_lab_update ON requests FOR UPDATE USING (true) WITH CHECK (true);
     CREATE POLICY fencing_lab_delete ON resources FOR DELETE USING (true);
     CREATE POLICY fencing_lab_delete ON requests FOR DELETE USING (true);
-";
+"
+    )
+}
 
 /// How the trigger function's announcement starts.
 const NOTICE: &str = "fencing-lab checkpoint: ";
@@ -298,8 +425,8 @@ impl Link {
         }
     }
 
-    /// Whether a call with a hook runs: only then is a statement of the
-    /// code's own worth classifying.
+    /// Whether a call with a hook runs: only then do the reads of a
+    /// statement of the code's own reach the hook.
     pub(crate) fn watching(&self) -> bool {
         lock(&self.events).is_some()
     }
@@ -386,7 +513,7 @@ pub(crate) fn serve<T: Send>(
             // Nothing to pause: no gate, no thread.
             return call(db);
         }
-        let session = db.session()?;
+        let session = db.session();
         let mut gate = Gate::arm(&db.lab, session)?;
         let cancel = db.client.cancel_token();
         let (sender, events) = mpsc::channel();
@@ -487,43 +614,56 @@ impl Drop for Finished {
 struct Gate {
     /// The lab, whose control session holds the locks.
     lab: PgLab,
-    /// The session's backend pid: the first half of every key.
-    session: i32,
+    /// The session's watch lock: the fault lock is the next key, gate `n`
+    /// is `n` after that (see [`triggers`]).
+    watch: i64,
     /// The gate held now.
-    number: i32,
+    number: i64,
     /// Whether the fault lock is held.
     fault: bool,
 }
 
 impl Gate {
-    /// Takes the watch lock and closes the first gate.
+    /// Takes the watch lock of the session whose backend pid is `session`
+    /// and closes the first gate.
     fn arm(lab: &PgLab, session: i32) -> Result<Gate, LabError> {
-        lab.control(|control| {
+        let watch = lab.control(|control| {
+            let watch: i64 = control
+                .query_one("SELECT fencing_lab_gate($1)", &[&session])?
+                .get(0);
             control.batch_execute(&format!(
-                "SELECT pg_advisory_lock({session}, -1); SELECT pg_advisory_lock({session}, 1);"
-            ))
+                "SELECT pg_advisory_lock({watch}); SELECT pg_advisory_lock({});",
+                watch + 2
+            ))?;
+            Ok(watch)
         })?;
         Ok(Gate {
             lab: lab.clone(),
-            session,
+            watch,
             number: 1,
             fault: false,
         })
     }
 
+    /// The key of gate `number`.
+    fn key(&self, number: i64) -> i64 {
+        self.watch + 1 + number
+    }
+
     /// Lets the session through its gate, faulting it if `fault`, with the
     /// next gate closed first.
     fn release(&mut self, fault: bool) -> Result<(), LabError> {
-        let (session, next) = (self.session, self.number + 1);
-        let mut sql = format!("SELECT pg_advisory_lock({session}, {next});");
+        let next = self.number + 1;
+        let mut sql = format!("SELECT pg_advisory_lock({});", self.key(next));
+        let fault_lock = self.watch + 1;
         match (fault, self.fault) {
-            (true, false) => sql.push_str(&format!("SELECT pg_advisory_lock({session}, 0);")),
-            (false, true) => sql.push_str(&format!("SELECT pg_advisory_unlock({session}, 0);")),
+            (true, false) => sql.push_str(&format!("SELECT pg_advisory_lock({fault_lock});")),
+            (false, true) => sql.push_str(&format!("SELECT pg_advisory_unlock({fault_lock});")),
             _ => {}
         }
         sql.push_str(&format!(
-            "SELECT pg_advisory_unlock({session}, {});",
-            self.number
+            "SELECT pg_advisory_unlock({});",
+            self.key(self.number)
         ));
         self.lab.control(|control| control.batch_execute(&sql))?;
         self.number = next;
@@ -536,11 +676,12 @@ impl Drop for Gate {
     /// Opens the gate for good: the call is over.
     fn drop(&mut self) {
         let mut sql = format!(
-            "SELECT pg_advisory_unlock({0}, {1}); SELECT pg_advisory_unlock({0}, -1);",
-            self.session, self.number
+            "SELECT pg_advisory_unlock({}); SELECT pg_advisory_unlock({});",
+            self.key(self.number),
+            self.watch
         );
         if self.fault {
-            sql.push_str(&format!("SELECT pg_advisory_unlock({}, 0);", self.session));
+            sql.push_str(&format!("SELECT pg_advisory_unlock({});", self.watch + 1));
         }
         let _ = self.lab.control(|control| control.batch_execute(&sql));
     }

@@ -233,6 +233,11 @@ impl PgLab {
                                     NOREPLICATION NOBYPASSRLS;
                      EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;"
                 ))?;
+                // The watch out of the learner's roles' sight, on the lab's
+                // own server only (see `gate::HIDDEN`).
+                if !server.shared_by_others() && std::env::var_os(crate::UNGUARDED).is_none() {
+                    observer.batch_execute(gate::HIDDEN)?;
+                }
                 *made = true;
             }
         }
@@ -241,7 +246,7 @@ impl PgLab {
              GRANT USAGE ON SCHEMA {schema} TO {LEARNER};
              GRANT SELECT, INSERT, UPDATE, DELETE ON resources, requests TO {LEARNER};
              COMMIT;",
-            gate::TRIGGERS
+            gate::triggers(&schema)
         ))?;
         Ok(PgLab {
             inner: Arc::new(Inner {
@@ -310,13 +315,16 @@ impl PgLab {
             config.user(role);
         }
         config.notice_callback(move |notice| notices.notice(&notice));
-        let client = config.connect(NoTls)?;
+        let mut client = config.connect(NoTls)?;
+        // Asked now, for every session alike: asked when a hook is first
+        // armed, it would be one more statement in a watched call.
+        let session: i32 = client.query_one("SELECT pg_backend_pid()", &[])?.get(0);
         Ok(PgDestination {
             client,
             link,
             lab: self.clone(),
             id: gate::new_id(),
-            session: None,
+            session,
         })
     }
 
@@ -664,8 +672,8 @@ pub struct PgDestination {
     lab: PgLab,
     /// This session's key for its hooks (kept per thread, see `src/pg/gate.rs`).
     id: u64,
-    /// The session's backend pid, once asked.
-    session: Option<i32>,
+    /// The session's backend pid, the key of its gate (asked at connect).
+    session: i32,
 }
 
 impl PgDestination {
@@ -705,7 +713,7 @@ impl PgDestination {
 
     /// The session's backend pid, which [`PgLab::transaction_of`] takes.
     pub fn backend_pid(&mut self) -> Result<i32, LabError> {
-        self.session()
+        Ok(self.session)
     }
 
     /// Why the last call could not be fully observed, if it could not.
@@ -713,16 +721,9 @@ impl PgDestination {
         self.hooks().unobserved()
     }
 
-    /// The session's backend pid, the key of its gate.
-    fn session(&mut self) -> Result<i32, LabError> {
-        if let Some(pid) = self.session {
-            return Ok(pid);
-        }
-        let pid: i32 = self
-            .client
-            .query_one("SELECT pg_backend_pid()", &[])?
-            .get(0);
-        Ok(*self.session.insert(pid))
+    /// The session's backend pid, from which the lab makes its gate's keys.
+    fn session(&self) -> i32 {
+        self.session
     }
 
     /// The raw session, for the harness's counterexamples.

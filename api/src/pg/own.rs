@@ -21,8 +21,11 @@
 //!
 //! The plan is asked for inside a savepoint, so that whatever the server
 //! thinks of the question, the code's transaction is never harmed by it;
-//! and only while a test watches the call, so the learner's loop pays
-//! nothing for it.
+//! and in every call, watched or not: asked only while a test watches, the
+//! question would tell the code under test that it is watched (its
+//! session would run one more statement, which SQL can notice), and a
+//! contract could lock only then. The learner's loop pays a round trip per
+//! statement of its own for it.
 
 use postgres::Row;
 use postgres::types::ToSql;
@@ -101,11 +104,13 @@ impl<'t, 'a> OwnSql<'t, 'a> {
     }
 
     /// After a statement returned: fire the read checkpoints its plan has.
+    /// The plan is asked for in every call alike (see the module's docs).
     fn after(&mut self, sql: &str, params: &Params<'_>) {
+        let reads = reads(self.tx, sql, params);
         if !self.link.watching() {
             return;
         }
-        match reads(self.tx, sql, params) {
+        match reads {
             Some(reads) => {
                 if reads.generation {
                     self.link.read_by_own_sql(Read::Generation);

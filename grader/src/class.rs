@@ -588,6 +588,15 @@ fn grade_at(
     submission.elapsed = started.elapsed();
     submission.accepted = options.accept.iter().any(|accepted| accepted == name);
     if submission.held() {
+        if submission.short == DOES_NOT_COMPILE {
+            // Until an instructor has read what the review held, the
+            // compiler does not quote what that code made it read.
+            submission.error = Some(
+                "the exercises do not compile; the compiler's messages are not quoted while \
+                 the submission is on hold for review (accepted, its report quotes them)"
+                    .to_owned(),
+            );
+        }
         submission.short = format!("on hold; {}", submission.short);
     }
     let points: Vec<String> = submission
@@ -662,6 +671,9 @@ fn say_summary(
         options.out.display()
     );
 }
+
+/// The result column of a submission whose exercises do not compile.
+const DOES_NOT_COMPILE: &str = "does not compile";
 
 /// What every submission is graded with.
 struct Context<'a> {
@@ -769,7 +781,7 @@ fn build(
         Built::CompileError(first_error) => {
             *last_built = None;
             graded.score = Score::nothing(context.suite.scope, NeverRan::DidNotCompile);
-            graded.short = "does not compile".to_owned();
+            graded.short = DOES_NOT_COMPILE.to_owned();
             graded.error = Some(format!(
                 "the exercises do not compile; the first error:\n{first_error}"
             ));

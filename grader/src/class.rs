@@ -181,7 +181,7 @@ pub fn grade_names(
     let mut allowed = vec![canonical(&options.submissions)?];
     let lab = canonical(repository)?;
     if allowed[0].starts_with(&lab) {
-        allowed.push(lab);
+        allowed.push(lab.clone());
     }
     let contexts: Vec<Context> = workers
         .iter()
@@ -191,6 +191,7 @@ pub fn grade_names(
             worker,
             suite,
             allowed: &allowed,
+            lab: &lab,
             class,
             streaming: jobs == 1,
         })
@@ -681,6 +682,8 @@ struct Context<'a> {
     worker: &'a Worker,
     suite: &'a Suite,
     allowed: &'a [PathBuf],
+    /// The lab's checkout, after every link: a note may name a path in it.
+    lab: &'a Path,
     class: &'a [String],
     /// One submission at a time: its steps are shown as they come.
     streaming: bool,
@@ -737,12 +740,16 @@ fn ungraded(name: &str, folder: &Path, context: &Context<'_>) -> Graded {
     if context.suite.sandbox.is_none() {
         graded.notes.push(NO_SANDBOX.to_owned());
     }
-    if let Some(note) =
-        submission::link_note(folder.parent().unwrap_or(folder), name, context.class)
-    {
+    if let Some(note) = submission::link_note(
+        folder.parent().unwrap_or(folder),
+        name,
+        context.class,
+        context.allowed,
+        context.lab,
+    ) {
         graded.notes.push(note);
     }
-    let ignored = submission::ignored_entries(folder, context.suite.scope.tracks);
+    let ignored = submission::ignored_entries(folder, context.suite.scope.tracks, context.allowed);
     if !ignored.is_empty() {
         graded.notes.push(format!(
             "ignored (only the exercise files are graded): {}",
@@ -857,7 +864,12 @@ fn read_sources(
     let mut missing = Vec::new();
     for (track, file) in files {
         let file = file.as_str();
-        match submission::read(folder, file, context.allowed, &mut graded.notes) {
+        match submission::read(
+            folder,
+            file,
+            (context.allowed, context.lab),
+            &mut graded.notes,
+        ) {
             Ok(Some(source)) => {
                 let text = String::from_utf8_lossy(&source);
                 graded.flags.extend(flags::scan(file, &text));

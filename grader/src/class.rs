@@ -600,6 +600,13 @@ fn grade_at(
         }
         submission.short = format!("on hold; {}", submission.short);
     }
+    let tracks = context.suite.scope.tracks;
+    let behind = submission::classmates_behind(&options.submissions, name, context.class, tracks);
+    if !behind.is_empty() {
+        // Where an instructor looks: full marks for a classmate's files.
+        let whose: Vec<String> = behind.iter().map(|other| format!("{other}'s")).collect();
+        submission.short = format!("{}{}{}", submission.short, report::LINKED, whose.join(", "));
+    }
     let points: Vec<String> = submission
         .score
         .tracks

@@ -172,6 +172,34 @@ pub fn link_note(
     })
 }
 
+/// The classmates whose folders the submission's exercise files lead into
+/// (through its folder, its `exercises/` or a file that is a link): the
+/// same files as theirs, under another name. A classmate whose folder is
+/// itself a link is none: the class's own links (`reference`, `stubs` in
+/// the lab's `tests/class`) lead into the lab, not into a submission.
+pub fn classmates_behind(dir: &Path, name: &str, class: &[String], tracks: Tracks) -> Vec<String> {
+    let folder = dir.join(name);
+    let reals: Vec<PathBuf> = exercise_files(tracks)
+        .iter()
+        .filter_map(|(_, file)| {
+            [folder.join(file), folder.join(alone(file))]
+                .into_iter()
+                .find_map(|path| fs::canonicalize(path).ok())
+        })
+        .collect();
+    class
+        .iter()
+        .filter(|other| *other != name)
+        .filter(|other| {
+            let other = dir.join(other);
+            !fs::symlink_metadata(&other).is_ok_and(|meta| meta.file_type().is_symlink())
+                && fs::canonicalize(&other)
+                    .is_ok_and(|theirs| reals.iter().any(|real| real.starts_with(&theirs)))
+        })
+        .cloned()
+        .collect()
+}
+
 /// An exercise file of the submission: `exercises/apply.rs`, else
 /// `apply.rs` (`exercises/postgres/apply.rs`, else `postgres/apply.rs`);
 /// `None` when it has neither. A symbolic link is followed only

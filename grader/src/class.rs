@@ -181,7 +181,7 @@ pub fn grade_names(
     let mut allowed = vec![canonical(&options.submissions)?];
     let lab = canonical(repository)?;
     if allowed[0].starts_with(&lab) {
-        allowed.push(lab);
+        allowed.push(lab.clone());
     }
     let contexts: Vec<Context> = workers
         .iter()
@@ -191,6 +191,7 @@ pub fn grade_names(
             worker,
             suite,
             allowed: &allowed,
+            lab: &lab,
             class,
             streaming: jobs == 1,
         })
@@ -588,7 +589,23 @@ fn grade_at(
     submission.elapsed = started.elapsed();
     submission.accepted = options.accept.iter().any(|accepted| accepted == name);
     if submission.held() {
+        if submission.short == DOES_NOT_COMPILE {
+            // Until an instructor has read what the review held, the
+            // compiler does not quote what that code made it read.
+            submission.error = Some(
+                "the exercises do not compile; the compiler's messages are not quoted while \
+                 the submission is on hold for review (accepted, its report quotes them)"
+                    .to_owned(),
+            );
+        }
         submission.short = format!("on hold; {}", submission.short);
+    }
+    let tracks = context.suite.scope.tracks;
+    let behind = submission::classmates_behind(&options.submissions, name, context.class, tracks);
+    if !behind.is_empty() {
+        // Where an instructor looks: full marks for a classmate's files.
+        let whose: Vec<String> = behind.iter().map(|other| format!("{other}'s")).collect();
+        submission.short = format!("{}{}{}", submission.short, report::LINKED, whose.join(", "));
     }
     let points: Vec<String> = submission
         .score
@@ -663,12 +680,17 @@ fn say_summary(
     );
 }
 
+/// The result column of a submission whose exercises do not compile.
+const DOES_NOT_COMPILE: &str = "does not compile";
+
 /// What every submission is graded with.
 struct Context<'a> {
     repository: &'a Path,
     worker: &'a Worker,
     suite: &'a Suite,
     allowed: &'a [PathBuf],
+    /// The lab's checkout, after every link: a note may name a path in it.
+    lab: &'a Path,
     class: &'a [String],
     /// One submission at a time: its steps are shown as they come.
     streaming: bool,
@@ -725,12 +747,16 @@ fn ungraded(name: &str, folder: &Path, context: &Context<'_>) -> Graded {
     if context.suite.sandbox.is_none() {
         graded.notes.push(NO_SANDBOX.to_owned());
     }
-    if let Some(note) =
-        submission::link_note(folder.parent().unwrap_or(folder), name, context.class)
-    {
+    if let Some(note) = submission::link_note(
+        folder.parent().unwrap_or(folder),
+        name,
+        context.class,
+        context.allowed,
+        context.lab,
+    ) {
         graded.notes.push(note);
     }
-    let ignored = submission::ignored_entries(folder, context.suite.scope.tracks);
+    let ignored = submission::ignored_entries(folder, context.suite.scope.tracks, context.allowed);
     if !ignored.is_empty() {
         graded.notes.push(format!(
             "ignored (only the exercise files are graded): {}",
@@ -769,7 +795,7 @@ fn build(
         Built::CompileError(first_error) => {
             *last_built = None;
             graded.score = Score::nothing(context.suite.scope, NeverRan::DidNotCompile);
-            graded.short = "does not compile".to_owned();
+            graded.short = DOES_NOT_COMPILE.to_owned();
             graded.error = Some(format!(
                 "the exercises do not compile; the first error:\n{first_error}"
             ));
@@ -845,7 +871,12 @@ fn read_sources(
     let mut missing = Vec::new();
     for (track, file) in files {
         let file = file.as_str();
-        match submission::read(folder, file, context.allowed, &mut graded.notes) {
+        match submission::read(
+            folder,
+            file,
+            (context.allowed, context.lab),
+            &mut graded.notes,
+        ) {
             Ok(Some(source)) => {
                 let text = String::from_utf8_lossy(&source);
                 graded.flags.extend(flags::scan(file, &text));

@@ -31,6 +31,10 @@ const MAX_EXPECTED: u64 = 16 << 20;
 /// The characters of a test's output that Exercism's interface shows.
 const OUTPUT_CHARS: usize = 500;
 
+/// What the result column adds for a submission whose files are links into
+/// classmates' folders: `pass; files are links to correct's`.
+pub const LINKED: &str = "; files are links to ";
+
 /// One graded submission.
 #[derive(Debug)]
 pub struct Graded {

@@ -110,14 +110,46 @@ pub fn list(dir: &Path, out: &Path) -> Result<Found, String> {
     Ok(found)
 }
 
+/// The note a link out of the submissions folder gets: the path it leads to
+/// is named only when it lies in the lab's checkout `lab`, never the host's.
+const LINK_OUT: &str = "a link out of the submissions folder, not followed";
+
+/// Whether `path`, after every link, lies in one of `allowed`.
+fn inside(path: &Path, allowed: &[PathBuf]) -> bool {
+    fs::canonicalize(path).is_ok_and(|real| allowed.iter().any(|root| real.starts_with(root)))
+}
+
+/// `real`, as a note names a link's target out of the submissions folder:
+/// `" (path)"` in the lab's checkout `lab`, else nothing.
+fn named_if_in_lab(real: &Path, lab: &Path) -> String {
+    if real.starts_with(lab) {
+        format!(" ({})", real.display())
+    } else {
+        String::new()
+    }
+}
+
 /// A note for a submission whose folder is a symbolic link: where it
-/// leads, and which other submission of the class it is, if any.
-pub fn link_note(dir: &Path, name: &str, class: &[String]) -> Option<String> {
+/// leads, and which other submission of the class it is, if any. A link
+/// out of `allowed` is said to be one, and named only in the lab `lab`.
+pub fn link_note(
+    dir: &Path,
+    name: &str,
+    class: &[String],
+    allowed: &[PathBuf],
+    lab: &Path,
+) -> Option<String> {
     let folder = dir.join(name);
     if !fs::symlink_metadata(&folder).ok()?.file_type().is_symlink() {
         return None;
     }
     let target = fs::canonicalize(&folder).ok()?;
+    if !inside(&folder, allowed) {
+        return Some(format!(
+            "its folder is {LINK_OUT}{}",
+            named_if_in_lab(&target, lab)
+        ));
+    }
     let same: Vec<&str> = class
         .iter()
         .filter(|other| *other != name)
@@ -140,18 +172,50 @@ pub fn link_note(dir: &Path, name: &str, class: &[String]) -> Option<String> {
     })
 }
 
+/// The classmates whose folders the submission's exercise files lead into
+/// (through its folder, its `exercises/` or a file that is a link): the
+/// same files as theirs, under another name. A classmate whose folder is
+/// itself a link is none: the class's own links (`reference`, `stubs` in
+/// the lab's `tests/class`) lead into the lab, not into a submission.
+pub fn classmates_behind(dir: &Path, name: &str, class: &[String], tracks: Tracks) -> Vec<String> {
+    let folder = dir.join(name);
+    let reals: Vec<PathBuf> = exercise_files(tracks)
+        .iter()
+        .filter_map(|(_, file)| {
+            [folder.join(file), folder.join(alone(file))]
+                .into_iter()
+                .find_map(|path| fs::canonicalize(path).ok())
+        })
+        .collect();
+    class
+        .iter()
+        .filter(|other| *other != name)
+        .filter(|other| {
+            let other = dir.join(other);
+            !fs::symlink_metadata(&other).is_ok_and(|meta| meta.file_type().is_symlink())
+                && fs::canonicalize(&other)
+                    .is_ok_and(|theirs| reals.iter().any(|real| real.starts_with(&theirs)))
+        })
+        .cloned()
+        .collect()
+}
+
 /// An exercise file of the submission: `exercises/apply.rs`, else
 /// `apply.rs` (`exercises/postgres/apply.rs`, else `postgres/apply.rs`);
 /// `None` when it has neither. A symbolic link is followed only
 /// within `allowed`, so a submission cannot make the grader read, and quote
 /// in a compiler error, any other file; a link out of the submission's own
-/// folder is worth a note.
+/// folder is worth a note. Past `allowed`, a path is named only in the lab
+/// `lab`.
 pub fn read(
     folder: &Path,
     file: &str,
-    allowed: &[PathBuf],
+    (allowed, lab): (&[PathBuf], &Path),
     notes: &mut Vec<String>,
 ) -> Result<Option<Vec<u8>>, String> {
+    if !inside(folder, allowed) {
+        return Err("its folder is a link out of the submissions folder; not read".to_owned());
+    }
     let Some(path) = [folder.join(file), folder.join(alone(file))]
         .into_iter()
         .find(|path| fs::symlink_metadata(path).is_ok())
@@ -166,8 +230,8 @@ pub fn read(
     let real = fs::canonicalize(&path).map_err(|error| format!("cannot read {shown}: {error}"))?;
     if !allowed.iter().any(|root| real.starts_with(root)) {
         return Err(format!(
-            "{shown} is a link out of the submissions folder ({}); not read",
-            real.display()
+            "{shown} is a link out of the submissions folder{}; not read",
+            named_if_in_lab(&real, lab)
         ));
     }
     if fs::canonicalize(folder).is_ok_and(|own| !real.starts_with(own)) {
@@ -194,8 +258,9 @@ pub fn read(
 /// The submission's entries that are not exercise files, for the report.
 /// The folders that may hold exercise files (`exercises/`, and with the
 /// PostgreSQL track `postgres/` and `exercises/postgres/`, with the etcd
-/// track `etcd/` and `exercises/etcd/`) are looked into.
-pub fn ignored_entries(folder: &Path, tracks: Tracks) -> Vec<String> {
+/// track `etcd/` and `exercises/etcd/`) are looked into, unless they lead
+/// out of `allowed`: their entries could be the host's.
+pub fn ignored_entries(folder: &Path, tracks: Tracks, allowed: &[PathBuf]) -> Vec<String> {
     let files = exercise_files(tracks);
     let graded_names: BTreeSet<&str> = files
         .iter()
@@ -208,6 +273,9 @@ pub fn ignored_entries(folder: &Path, tracks: Tracks) -> Vec<String> {
         .collect();
     let mut ignored = Vec::new();
     let mut look = |dir: &Path, prefix: &str| {
+        if !inside(dir, allowed) {
+            return;
+        }
         let Ok(entries) = fs::read_dir(dir) else {
             return;
         };
@@ -219,6 +287,9 @@ pub fn ignored_entries(folder: &Path, tracks: Tracks) -> Vec<String> {
             }
             let is_dir = entry.path().is_dir();
             if is_dir && folders.contains(format!("{relative}/").as_str()) {
+                if !inside(&entry.path(), allowed) {
+                    ignored.push(format!("{relative}/ ({LINK_OUT})"));
+                }
                 continue;
             }
             let slash = if is_dir { "/" } else { "" };

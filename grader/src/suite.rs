@@ -372,6 +372,11 @@ impl Suite {
                 let mut command = sandbox.command(cargo(), &self.dir)?;
                 // The sandbox has no network: the dependencies were fetched.
                 command.arg("--offline");
+                // Nor the run's own variables: a build needs none, and a
+                // `#[path]` to `/proc/self/environ` would quote them.
+                for key in RUN_ONLY {
+                    command.env_remove(key);
+                }
                 command
             }
             None => Command::new(cargo()),
@@ -731,6 +736,15 @@ pub fn cargo() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
+/// The variables of [`crate::sandbox::ENVIRONMENT`] only a test run needs,
+/// dropped from a build's environment.
+const RUN_ONLY: &[&str] = &[
+    "RUST_TEST_THREADS",
+    "FENCING_LAB_PG_URL",
+    "FENCING_LAB_SEED",
+    "FENCING_LAB_THOROUGH",
+];
+
 /// What cargo's JSON messages say about the build.
 #[derive(Debug, Default)]
 struct CargoMessages {
@@ -789,9 +803,45 @@ impl CargoMessages {
         if self.first_error.is_some() || text.starts_with("aborting due to") {
             return;
         }
-        let rendered = diagnostic["rendered"].as_str().unwrap_or(text);
+        let rendered = unquoted_outside(diagnostic["rendered"].as_str().unwrap_or(text));
         self.first_error = Some(cut_at_boundary(rendered.trim_end(), 4000).to_owned());
     }
+}
+
+/// A rendered diagnostic without the lines it quotes from a file outside
+/// the lab. Cargo names a file of the lab relative to it and any other by
+/// its absolute path; rustc quotes the text of a file a `#[path]` leads to
+/// (`/proc/self/environ`: the build's environment), and no report may.
+fn unquoted_outside(rendered: &str) -> String {
+    let mut kept = Vec::new();
+    let mut outside = false;
+    for line in rendered.lines() {
+        let trimmed = line.trim_start();
+        if line.starts_with(|c: char| c.is_alphabetic()) {
+            // A new diagnostic or note: `error: …`, `note: …`.
+            outside = false;
+        } else if let Some(path) = trimmed
+            .strip_prefix("--> ")
+            .or_else(|| trimmed.strip_prefix("::: "))
+        {
+            outside = path.starts_with('/');
+            kept.push(line.to_owned());
+            if outside {
+                kept.push("   (the file is outside the lab: its lines are not quoted)".to_owned());
+            }
+            continue;
+        }
+        let quoted = trimmed.starts_with('|')
+            || trimmed == "..."
+            || trimmed
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim_start()
+                .starts_with('|');
+        if !(outside && quoted) {
+            kept.push(line.to_owned());
+        }
+    }
+    kept.join("\n")
 }
 
 /// "exit status 0", "killed by signal 9", as a person reads it.
@@ -907,6 +957,20 @@ fn last_lines(text: &str, count: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_outside_the_lab_is_not_quoted() {
+        let environ = "error: unknown start of token: \\u{0}\n --> /proc/self/environ:1:24\n  |\n\
+                       1 | CARGO_HOME=/c\u{2400}SECRET=hunter2\n  |   ^\n  |\n  = help: source files \
+                       must contain UTF-8 encoded text\nnote: the lab's own\n --> src/lib.rs:3:1\n  \
+                       |\n3 | mod exercises;\n  | ^^^\n";
+        let told = unquoted_outside(environ);
+        assert!(!told.contains("SECRET"), "{told}");
+        assert!(told.contains("/proc/self/environ:1:24"), "{told}");
+        assert!(told.contains("its lines are not quoted"), "{told}");
+        assert!(told.contains("= help: source files"), "{told}");
+        assert!(told.contains("3 | mod exercises;"), "{told}");
+    }
 
     #[cfg(unix)]
     fn exit(code: i32) -> std::process::ExitStatus {

@@ -6,7 +6,9 @@
 use std::fmt::Write as _;
 
 use super::text::{escape, percent, url_segment};
-use super::{BY_POINTS, CLAIMS_FOLDER, Order, claim_key, claims_on, outcome, rate, verdict};
+use super::{
+    BY_POINTS, CLAIMS_FOLDER, Order, claim_key, claims_on, linked, outcome, rate, verdict,
+};
 use crate::report::{ON_HOLD, Row, TrackRow};
 use lab_claims::{Claim, LESSONS, Track};
 
@@ -231,7 +233,7 @@ fn row_start(page: &mut String, columns: &Columns, row: &Row, link: &str) {
         escape(&row.name),
         escape(&row.name),
         escape(&row.short),
-        escape(status),
+        escape(&format!("{status}{}", linked(row))),
         match row.flags {
             0 => "0".to_owned(),
             flags => format!("<a href=\"{link}/index.html#flags\">{flags}</a>"),

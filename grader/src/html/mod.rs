@@ -41,7 +41,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::report::{Row, TrackRow};
+use crate::report::{LINKED, Row, TrackRow};
 use lab_claims::{CLAIMS, Claim, Track};
 
 use claim_page::claim_page;
@@ -156,11 +156,18 @@ fn points(row: &Row) -> u32 {
 /// compile`, `timed out`, …
 fn outcome(row: &Row) -> &str {
     let short = row.short.strip_prefix("on hold; ").unwrap_or(&row.short);
+    let short = short.find(LINKED).map_or(short, |at| &short[..at]);
     if short.starts_with("fail") {
         "fail"
     } else {
         short
     }
+}
+
+/// What a row's result says past its outcome: `; files are links to
+/// correct's`, or nothing.
+fn linked(row: &Row) -> &str {
+    row.short.find(LINKED).map_or("", |at| &row.short[at..])
 }
 
 /// A claim's id on a track, as the pages name it: `L2.7`, `postgres-L2.7`.

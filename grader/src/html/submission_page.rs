@@ -67,7 +67,7 @@ fn summary(page: &mut String, row: &Row, tracks: &[Track]) {
 /// Why it was not graded in full (the compiler's error), if it was not.
 fn error(page: &mut String, row: &Row, grader: &Value) {
     if let Some(error) = grader["error"].as_str() {
-        let title = if row.short.ends_with("does not compile") {
+        let title = if super::outcome(row) == "does not compile" {
             "Compiler error"
         } else {
             "Why it was not graded in full"

@@ -91,60 +91,66 @@ pub fn install_only_moves_forward<S: Store>(
     s.state(A, 3, 0)
 }
 
-/// L2.2, at a digit boundary: with `above` installed (one more than
-/// `below`, which has one digit less, or the largest generation), `below`
-/// is stale and `above + 1` never issued. Generations compared as text
-/// take "10" for less than "9".
-pub fn generations_compare_as_numbers<S: Store>(
-    o: &dyn Observer,
-    lab: &S,
-    below: i64,
-    above: i64,
-) -> Result<(), Halt> {
+/// Generations at digit boundaries and at the top of the range, each pair
+/// `(below, above)` one apart, in rising order: compared as text, "10" is
+/// below "9".
+pub const DIGIT_BOUNDARIES: [(i64, i64); 3] = [(9, 10), (99, 100), (i64::MAX - 1, i64::MAX)];
+
+/// L2.2, across digit boundaries: for each pair of [`DIGIT_BOUNDARIES`],
+/// with `above` installed, `below` is stale, `above + 1` never issued and
+/// `above` accepted.
+pub fn generations_compare_as_numbers<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), Halt> {
     let s = Stage::new(o, "L2.2", lab);
     let (mut worker, mut authority) = (s.connect()?, s.connect()?);
 
-    s.install("authority", &mut authority, A, below, INSTALLED)?;
-    s.install("authority", &mut authority, A, above, INSTALLED)?;
-    s.apply(
-        "worker A",
-        &mut worker,
-        (A, below, "r1", 1),
-        stale(below, above),
-    )?;
-    if let Some(invented) = above.checked_add(1) {
+    let mut value = 0;
+    let mut records = Vec::new();
+    for (below, above) in DIGIT_BOUNDARIES {
+        let id = format!("r{above}");
+        s.install("authority", &mut authority, A, below, INSTALLED)?;
+        s.install("authority", &mut authority, A, above, INSTALLED)?;
         s.apply(
-            "worker X",
+            "worker A",
             &mut worker,
-            (A, invented, "r1", 1),
-            never_issued(invented, above),
+            (A, below, &id, 1),
+            stale(below, above),
         )?;
+        if let Some(invented) = above.checked_add(1) {
+            s.apply(
+                "worker X",
+                &mut worker,
+                (A, invented, &id, 1),
+                never_issued(invented, above),
+            )?;
+        }
+        value += 1;
+        s.apply("worker B", &mut worker, (A, above, &id, 1), applied(value))?;
+        records.push(rec(A, &id, 1, value, above));
     }
-    s.apply("worker B", &mut worker, (A, above, "r1", 1), applied(1))?;
-    s.observe(A, above, 1, &[rec(A, "r1", 1, 1, above)])
+    records.sort();
+    s.observe(A, i64::MAX, value, &records)
 }
 
-/// L2.4, at a digit boundary: with `above` installed, installing `below`
-/// again is refused as not higher, and the generation stays a number.
-pub fn install_compares_numbers<S: Store>(
-    o: &dyn Observer,
-    lab: &S,
-    below: i64,
-    above: i64,
-) -> Result<(), Halt> {
+/// L2.4, across digit boundaries: for each pair of [`DIGIT_BOUNDARIES`],
+/// with `above` installed, installing `below` again is refused as not
+/// higher.
+pub fn install_compares_numbers<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), Halt> {
     let s = Stage::new(o, "L2.4", lab);
     let mut authority = s.connect()?;
 
-    s.install("authority", &mut authority, A, below, INSTALLED)?;
-    s.install("authority", &mut authority, A, above, INSTALLED)?;
-    s.install(
-        "authority",
-        &mut authority,
-        A,
-        below,
-        not_higher(below, above),
-    )?;
-    s.state(A, above, 0)
+    for (below, above) in DIGIT_BOUNDARIES {
+        s.install("authority", &mut authority, A, below, INSTALLED)?;
+        s.install("authority", &mut authority, A, above, INSTALLED)?;
+        s.install(
+            "authority",
+            &mut authority,
+            A,
+            below,
+            not_higher(below, above),
+        )?;
+        s.state(A, above, 0)?;
+    }
+    Ok(())
 }
 
 /// L2.5: an unknown resource is an error, for apply and for install, and

@@ -581,14 +581,16 @@ fn grade_at(
     // copy must not change the next one's tests. Costs no extra build,
     // as the library and the suite are rebuilt for every submission.
     scratch::prepare(context.repository, scratch_dir)?;
-    let mut submission = grade_one(name, &folder, context, last_built).inspect_err(|_| {
-        if context.streaming {
-            progress(format_args!("stopped\n"));
-        }
-    })?;
+    let accepted = options.accept.iter().any(|accepted| accepted == name);
+    let mut submission =
+        grade_one(name, &folder, accepted, context, last_built).inspect_err(|_| {
+            if context.streaming {
+                progress(format_args!("stopped\n"));
+            }
+        })?;
     submission.elapsed = started.elapsed();
-    submission.accepted = options.accept.iter().any(|accepted| accepted == name);
     if submission.held() {
+        submission.score.withhold_output();
         if submission.short == DOES_NOT_COMPILE {
             // Until an instructor has read what the review held, the
             // compiler does not quote what that code made it read.
@@ -703,10 +705,12 @@ struct Context<'a> {
 fn grade_one(
     name: &str,
     folder: &Path,
+    accepted: bool,
     context: &Context<'_>,
     last_built: &mut Option<Vec<Vec<u8>>>,
 ) -> Result<Graded, String> {
     let mut graded = ungraded(name, folder, context);
+    graded.accepted = accepted;
     // The submission's files, or the untouched stub where one is missing.
     let files = submission::exercise_files(context.suite.scope.tracks);
     let sources = match read_sources(folder, &files, context, &mut graded)? {
@@ -825,7 +829,9 @@ fn run(context: &Context<'_>, executable: &Path, graded: &mut Graded) -> Result<
     let _ = fs::remove_dir_all(&context.worker.tmp);
     fs::create_dir_all(&context.worker.tmp)
         .map_err(|error| format!("cannot create {}: {error}", &context.worker.tmp.display()))?;
-    let ran = context.suite.run(executable)?;
+    // On hold, its code may have read what it should not have: what the
+    // process wrote to stderr waits for the instructor too.
+    let ran = context.suite.run(executable, !graded.held())?;
     let _ = fs::remove_dir_all(&context.worker.tmp);
     if ran.forged > 0 {
         graded.notes.push(format!(

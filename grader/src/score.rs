@@ -226,7 +226,29 @@ impl Score {
     pub fn full_marks(&self) -> bool {
         self.tracks.iter().all(TrackScore::full_marks)
     }
+
+    /// Drops what the code under test printed or made its tests say: each
+    /// failed test's message and output become [`WITHHELD`]. For a
+    /// submission on hold, whose code may have read what it should not
+    /// have, until an instructor has read what the review held: its
+    /// verdicts and points stay, its words wait for the acceptance.
+    pub fn withhold_output(&mut self) {
+        let first_failures = self
+            .tracks
+            .iter_mut()
+            .flat_map(|track| &mut track.claims)
+            .filter_map(|claim| claim.first_failure.as_mut());
+        for (_, failure) in first_failures {
+            failure.message = WITHHELD.to_owned();
+            failure.output.clear();
+        }
+    }
 }
+
+/// What a failed test of a submission on hold says in place of its own
+/// message and output.
+pub const WITHHELD: &str = "its message and output are not quoted while the submission is on \
+                            hold for review (accepted, its report quotes them)";
 
 /// One track's result, claim by claim in the catalogue's order.
 #[derive(Debug, Clone)]
@@ -373,5 +395,31 @@ impl TrackScore {
             .filter(|claim| claim.status != Status::Pass)
             .map(|claim| claim.claim.id)
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn withholding_leaves_the_verdicts_and_drops_the_words() {
+        let mut score = Score::nothing(Scope::default(), NeverRan::NotBuilt);
+        let claim = &mut score.tracks[0].claims[0];
+        claim.status = Status::Fail;
+        claim.failed = vec!["l1_x".to_owned()];
+        claim.first_failure = Some((
+            "l1_x".to_owned(),
+            Failure {
+                message: "SECRET in a message".to_owned(),
+                output: "SECRET printed".to_owned(),
+            },
+        ));
+        score.withhold_output();
+        let claim = &score.tracks[0].claims[0];
+        let (test, failure) = claim.first_failure.as_ref().unwrap();
+        assert_eq!((test.as_str(), claim.status), ("l1_x", Status::Fail));
+        assert_eq!(failure.message, WITHHELD);
+        assert!(failure.output.is_empty());
     }
 }

@@ -54,7 +54,7 @@ pub fn grade(
     options: &Options,
     gradescope: Option<&gradescope::Target>,
 ) -> Result<ExitCode, String> {
-    let graded = score(options)?;
+    let graded = score(options, gradescope.is_some())?;
     if let Some(why) = &graded.unsandboxed {
         println!("\nGraded WITHOUT the sandbox ({why}).");
     }
@@ -82,7 +82,12 @@ pub fn grade(
 /// Builds and runs this checkout's suite (in the sandbox, unless
 /// `options.sandbox` is off) and scores it. Cargo's own progress goes to
 /// standard error.
-pub fn score(options: &Options) -> Result<Graded, String> {
+///
+/// With `shown_to_others` (Gradescope, whose page is not the run's own
+/// terminal), code the review would hold is graded but not quoted: no
+/// compiler message, test message, output or last words on stderr, until
+/// an instructor has read what the review held.
+pub fn score(options: &Options, shown_to_others: bool) -> Result<Graded, String> {
     let checkout = crate::checkout::repository();
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -104,12 +109,17 @@ pub fn score(options: &Options) -> Result<Graded, String> {
     if suite.sandbox.is_some() {
         sandbox::share_sources()?;
     }
-    let (score, problem) = build_and_run(&suite)?;
+    let held = review(options.scope, options.solutions);
+    let quote = !shown_to_others || held.is_empty();
+    let (mut score, problem) = build_and_run(&suite, quote)?;
+    if !quote {
+        score.withhold_output();
+    }
     Ok(Graded {
         score,
         problem,
         unsandboxed,
-        held: review(options.scope, options.solutions),
+        held,
         solutions: options.solutions,
     })
 }
@@ -154,10 +164,10 @@ fn checkout_sandbox(
 
 /// Builds the suite and runs it: the score, and what kept the run from
 /// scoring every claim, as the scorecard says it.
-fn build_and_run(suite: &Suite) -> Result<(Score, Option<String>), String> {
+fn build_and_run(suite: &Suite, quote: bool) -> Result<(Score, Option<String>), String> {
     Ok(match suite.build()? {
         Built::Executable { path, .. } => {
-            let ran = suite.run(&path)?;
+            let ran = suite.run(&path, quote)?;
             let problem = ran.problem.map(|(trouble, problem)| {
                 let advice = match trouble {
                     Trouble::TimedOut => "look for a loop, or a wait, that never ends",
@@ -172,7 +182,12 @@ fn build_and_run(suite: &Suite) -> Result<(Score, Option<String>), String> {
         Built::CompileError(first) => {
             let mut problem =
                 format!("the code does not compile, so no test ran: fix the first error, {AGAIN}");
-            if !first.is_empty() {
+            if !quote {
+                problem = format!(
+                    "{problem}\n\nThe compiler's messages are not quoted while the code is on \
+                     hold for review."
+                );
+            } else if !first.is_empty() {
                 problem = format!("{problem}\n\n{first}");
             }
             (
@@ -455,7 +470,7 @@ pub fn explain(what: &str, track: Track, options: &Options) -> Result<ExitCode, 
             others.join(" or ")
         ));
     }
-    let graded = score(options)?;
+    let graded = score(options, false)?;
     let score = graded
         .score
         .tracks

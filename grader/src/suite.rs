@@ -86,6 +86,9 @@ struct Rounds {
     /// process said (see [`how_it_ended`]): what kept the tests that never
     /// began from beginning.
     last_exit: Option<String>,
+    /// Whether what the process wrote to stderr may be quoted (see
+    /// [`Suite::run`]).
+    quote: bool,
 }
 
 impl Rounds {
@@ -104,11 +107,11 @@ impl Rounds {
                 self.hung.extend(cut);
             }
             Ended::Exited(status) => {
-                self.last_exit = Some(how_it_ended(status, &round.stderr));
+                self.last_exit = Some(how_it_ended(status, &round.stderr, self.quote));
                 let normal = matches!(status.code(), Some(0 | 101));
                 if !unfinished.is_empty() || !normal {
                     let how = describe_exit(status);
-                    let said = last_words(&round.stderr);
+                    let said = last_words(&round.stderr, self.quote);
                     for test in &unfinished {
                         self.died.push((test.clone(), format!("{how}{said}")));
                     }
@@ -491,10 +494,14 @@ impl Suite {
     /// process. A test that runs past [`Suite::test_limit`] is cut off
     /// alone: the others get their verdicts in the next round, so the same
     /// code scores the same with 2 test threads or 16.
-    pub fn run(&self, executable: &Path) -> Result<Ran, String> {
+    ///
+    /// Without `quote`, nothing the process wrote to stderr is quoted in
+    /// what the run says of how it ended: for a submission on hold, whose
+    /// code may have read what it should not have.
+    pub fn run(&self, executable: &Path, quote: bool) -> Result<Ran, String> {
         // Without the list, a test that never reports would go unnoticed
         // and its claim could pass on its other tests alone.
-        let (listed, unlisted) = match self.list(executable)? {
+        let (listed, unlisted) = match self.list(executable, quote)? {
             Ok(names) => (Some(names), None),
             Err(why) => (None, Some(why)),
         };
@@ -509,7 +516,7 @@ impl Suite {
                 .collect()
         });
         let budget = self.test_limit.saturating_mul(ROUNDS_BUDGET);
-        let rounds = self.rounds(executable, listed.is_some(), &graded, budget)?;
+        let rounds = self.rounds(executable, listed.is_some(), &graded, budget, quote)?;
         let score = Score::of_run(
             self.scope,
             listed.as_deref(),
@@ -527,7 +534,7 @@ impl Suite {
 
     /// The tests the binary lists (`--list`), or how the listing ended
     /// when it cannot list them (see [`how_it_ended`]).
-    fn list(&self, executable: &Path) -> Result<Result<Vec<String>, String>, String> {
+    fn list(&self, executable: &Path, quote: bool) -> Result<Result<Vec<String>, String>, String> {
         let listed = process::run::<TestList>(
             &mut self.test_command(executable, &["--list"])?,
             self.test_settings(LIST_LIMIT),
@@ -537,7 +544,7 @@ impl Suite {
             Ended::Exited(status) if status.success() && !listed.sink.names.is_empty() => {
                 Ok(listed.sink.names)
             }
-            Ended::Exited(status) => Err(how_it_ended(status, &listed.stderr)),
+            Ended::Exited(status) => Err(how_it_ended(status, &listed.stderr, quote)),
             Ended::TimedOut(limit) => Err(format!("it took longer than {} s", limit.as_secs())),
             Ended::Stopped => Err("it was stopped".to_owned()),
         })
@@ -552,9 +559,13 @@ impl Suite {
         listed: bool,
         graded: &[String],
         budget: Duration,
+        quote: bool,
     ) -> Result<Rounds, String> {
         let started = Instant::now();
-        let mut rounds = Rounds::default();
+        let mut rounds = Rounds {
+            quote,
+            ..Rounds::default()
+        };
         let mut first = true;
         // The first round runs the graded tests by name when the list is
         // known: the transcripts send no verdict, and the etcd chapter's
@@ -879,9 +890,9 @@ fn signal_name(signal: i32) -> Option<&'static str> {
 /// How a test process ended, for the tests it never began: what it ran
 /// out of, when its stderr says (out of processes: the account's cap met;
 /// out of memory), its exit, and its last words.
-fn how_it_ended(status: std::process::ExitStatus, stderr: &str) -> String {
+fn how_it_ended(status: std::process::ExitStatus, stderr: &str, quote: bool) -> String {
     let cause = ran_out(stderr).map_or_else(String::new, |cause| format!("{cause}, "));
-    let said = last_words(stderr);
+    let said = last_words(stderr, quote);
     let said = if said.is_empty() {
         ", with nothing on stderr".to_owned()
     } else {
@@ -926,8 +937,9 @@ fn out_of_processes() -> String {
 
 /// The last line the process wrote to stderr, which says why it died
 /// ("memory allocation of … failed", "has overflowed its stack"), past the
-/// advice about backtraces that follows a panic.
-fn last_words(stderr: &str) -> String {
+/// advice about backtraces that follows a panic. Without `quote`, only
+/// that there is such a line.
+fn last_words(stderr: &str, quote: bool) -> String {
     let said = |line: &&&str| {
         let line = line.trim();
         !line.is_empty() && !line.starts_with("note: run with `RUST_BACKTRACE")
@@ -939,6 +951,11 @@ fn last_words(stderr: &str) -> String {
         .find(|line| line.starts_with("memory allocation of"))
         .or_else(|| lines.iter().rev().find(said));
     match why {
+        Some(_) if !quote => {
+            ": what it last wrote to stderr is not quoted while the submission is on hold for \
+             review"
+                .to_owned()
+        }
         Some(line) => format!(": {}", cut_at_boundary(line.trim(), 300)),
         None => String::new(),
     }
@@ -982,17 +999,34 @@ mod tests {
     #[test]
     fn a_test_process_that_never_began_says_what_it_ran_out_of() {
         let exec = "setpriv: failed to execute /w/lab-1: Resource temporarily unavailable\n";
-        let told = how_it_ended(exit(126), exec);
+        let told = how_it_ended(exit(126), exec, true);
         assert!(told.starts_with("out of processes: "), "{told}");
         assert!(told.contains("exit status 126: setpriv: failed"), "{told}");
         let thread = "thread 'main' panicked at library/test/src/lib.rs:1:1:\nfailed to spawn \
                       thread to run test: Resource temporarily unavailable (os error 11)\n";
-        assert!(how_it_ended(exit(101), thread).starts_with("out of processes"));
+        assert!(how_it_ended(exit(101), thread, true).starts_with("out of processes"));
         let memory = "memory allocation of 1073741824 bytes failed\n";
-        assert!(how_it_ended(exit(134), memory).starts_with("out of memory, "));
+        assert!(how_it_ended(exit(134), memory, true).starts_with("out of memory, "));
         assert_eq!(
-            how_it_ended(exit(0), ""),
+            how_it_ended(exit(0), "", true),
             "the test process ended with exit status 0, with nothing on stderr"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_submission_on_hold_has_its_last_words_withheld() {
+        let said = "SECRET read from the grader's files\n";
+        let withheld = how_it_ended(exit(1), said, false);
+        assert!(!withheld.contains("SECRET"), "{withheld}");
+        assert!(
+            withheld.contains("not quoted while the submission is on hold"),
+            "{withheld}"
+        );
+        // What it ran out of is the grader's own reading, and stays.
+        let memory = "memory allocation of 1073741824 bytes failed\n";
+        let told = how_it_ended(exit(134), memory, false);
+        assert!(told.starts_with("out of memory, "), "{told}");
+        assert!(!told.contains("1073741824"), "{told}");
     }
 }

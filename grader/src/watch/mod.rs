@@ -117,7 +117,7 @@ fn grade(options: &scorecard::Options, reason: &str) -> (Result<Graded, String>,
     clear();
     println!("grading ({reason})…");
     let started = Instant::now();
-    let graded = scorecard::score(options);
+    let graded = scorecard::score(options, false);
     (graded, started.elapsed())
 }
 

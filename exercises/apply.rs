@@ -30,6 +30,8 @@ pub fn apply(
 ) -> Result<Outcome, LabError> {
     // TODO: refuse malformed input before touching the database: an empty
     // request id, a generation below 1. Which `LabError` variants say so?
+    // (An id longer than `MAX_REQUEST_ID_BYTES` the table refuses itself,
+    // as `RequestIdTooLong`: pass the id on as it came.)
     //
     // TODO: which transaction behavior? Nothing may change the installed
     // generation between the moment you read it and the moment you write.

@@ -75,7 +75,9 @@ pub use checkpoint::Checkpoint;
 pub use db::{Destination, Journal, Lab};
 pub use external::ExternalApi;
 /// What the learner's code may call, a crate of its own (`api/`).
-pub use fencing_lab_api::{LabError, Outcome, Record, Sql, State, Tx, describe, describe_error};
+pub use fencing_lab_api::{
+    LabError, MAX_REQUEST_ID_BYTES, Outcome, Record, Sql, State, Tx, describe, describe_error,
+};
 /// The claim catalogue (the package `lab-claims`): claims, points, tracks and
 /// the hints asked by step.
 pub use lab_claims as claims;

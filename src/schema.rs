@@ -13,7 +13,9 @@ pub(crate) const SCHEMA: &str = "
 
     CREATE TABLE requests (
         resource   TEXT    NOT NULL REFERENCES resources (name),
-        request_id TEXT    NOT NULL CHECK (request_id <> ''),
+        request_id TEXT    NOT NULL CHECK (request_id <> '')
+                           CONSTRAINT request_id_length
+                           CHECK (length(CAST(request_id AS BLOB)) <= 255),
         delta      INTEGER NOT NULL,
         result     INTEGER NOT NULL,
         generation INTEGER NOT NULL,

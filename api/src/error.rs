@@ -67,6 +67,12 @@ pub enum LabError {
     #[error("empty request id")]
     EmptyRequestId,
 
+    /// The request id is longer than the contract allows
+    /// ([`crate::MAX_REQUEST_ID_BYTES`] bytes of UTF-8). The destination's
+    /// table refuses to record it, whatever statement tries.
+    #[error("request id too long: more than {} bytes", crate::MAX_REQUEST_ID_BYTES)]
+    RequestIdTooLong,
+
     /// Generations start at 1; nothing below that is ever issued.
     #[error("generation must be at least 1, got {0}")]
     GenerationBelowOne(i64),

@@ -87,6 +87,12 @@ impl From<rusqlite::Error> for LabError {
                 _ => LabError::NotAllowed(message.to_owned()),
             },
             Some(DatabaseBusy | DatabaseLocked) => LabError::Contention,
+            // "CHECK constraint failed: request_id_length"
+            Some(rusqlite::ErrorCode::ConstraintViolation)
+                if message.ends_with(crate::REQUEST_ID_LENGTH) =>
+            {
+                LabError::RequestIdTooLong
+            }
             _ => LabError::Database(error),
         }
     }
@@ -108,6 +114,15 @@ impl From<postgres::Error> for LabError {
             Some(code) if *code == SqlState::T_R_DEADLOCK_DETECTED => LabError::Contention,
             Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE => {
                 LabError::SerializationFailure
+            }
+            Some(code)
+                if *code == SqlState::CHECK_VIOLATION
+                    && error
+                        .as_db_error()
+                        .and_then(|db| db.constraint())
+                        .is_some_and(|name| name == crate::REQUEST_ID_LENGTH) =>
+            {
+                LabError::RequestIdTooLong
             }
             Some(code) if *code == SqlState::INSUFFICIENT_PRIVILEGE => LabError::PermissionDenied(
                 error

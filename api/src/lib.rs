@@ -34,6 +34,17 @@ pub mod pg;
 mod sqlite;
 
 pub use error::{LabError, describe, describe_error};
+
+/// The longest request id the contract allows, in bytes of UTF-8. The
+/// `requests` table of every destination refuses a longer one (its
+/// constraint `request_id_length`), which reaches the code as
+/// [`LabError::RequestIdTooLong`].
+pub const MAX_REQUEST_ID_BYTES: usize = 255;
+
+/// The name of the constraint that holds request ids to
+/// [`MAX_REQUEST_ID_BYTES`], in every destination's schema.
+#[doc(hidden)]
+pub const REQUEST_ID_LENGTH: &str = "request_id_length";
 pub use outcome::Outcome;
 pub use sqlite::{Destination, Record, Sql, State, Tx, rows};
 

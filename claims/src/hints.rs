@@ -172,7 +172,8 @@ fn selected(claim: &Claim, track: Track, step: &str, expected: &str, got: &str) 
             | Seen::Conflict
             | Seen::Unknown
             | Seen::Overflow
-            | Seen::BadInput => return "contention-answered",
+            | Seen::BadInput
+            | Seen::IdTooLong => return "contention-answered",
             _ => {}
         }
     }
@@ -323,6 +324,9 @@ enum Seen {
     Unknown,
     Overflow,
     BadInput,
+    /// A request id past the contract's length, which the destination's
+    /// table refuses by itself.
+    IdTooLong,
     /// The fault the test injected between a call's two writes: the call
     /// was due to get that far.
     Fault,
@@ -382,6 +386,8 @@ impl Seen {
             Seen::Unknown
         } else if is("rejected: value overflow") {
             Seen::Overflow
+        } else if is("rejected: request id too long") {
+            Seen::IdTooLong
         } else if is("rejected: empty request id") || is("rejected: generation must be") {
             Seen::BadInput
         } else if is("injected fault") {
@@ -434,6 +440,7 @@ fn observed(
         // Input that is never valid, met by a database constraint instead of
         // a check of the function's own.
         (BadInput, _) => "bad-input",
+        (IdTooLong, _) => "id-too-long-not-refused",
         (_, DatabaseError) => "database-error",
         (_, NotAllowed) => "not-allowed",
         (Contention, Contention) => return None,
@@ -446,7 +453,7 @@ fn observed(
         // A request seen before is answered from its record, whatever its
         // delta would do to the value now.
         (Conflict | Replayed(_), Overflow) => "overflow-before-record",
-        (_, BadInput | Overflow) => "valid-input-refused",
+        (_, BadInput | IdTooLong | Overflow) => "valid-input-refused",
         (Unknown, _) => "unknown-resource",
         (_, Unknown) => "known-resource-refused",
         (Stale | NeverIssued, Replayed(_)) => "stale-replayed",

@@ -118,7 +118,8 @@ const SCHEMA: &str = "
 
     CREATE TABLE requests (
         resource   text   NOT NULL REFERENCES resources (name),
-        request_id text   NOT NULL CHECK (request_id <> ''),
+        request_id text   NOT NULL CHECK (request_id <> '')
+                          CONSTRAINT request_id_length CHECK (octet_length(request_id) <= 255),
         delta      bigint NOT NULL,
         result     bigint NOT NULL,
         generation bigint NOT NULL,

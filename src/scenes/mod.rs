@@ -45,6 +45,17 @@ pub const A: &str = "fund-A";
 /// The other resource every lab starts with.
 pub const B: &str = "fund-B";
 
+/// A request id as a step names it: quoted, and past 80 bytes its first
+/// 24 characters and its length (a step names the call; what the
+/// destination kept is compared byte for byte elsewhere).
+pub fn shown_id(request_id: &str) -> String {
+    if request_id.len() <= 80 {
+        return format!("{request_id:?}");
+    }
+    let start: String = request_id.chars().take(24).collect();
+    format!("{start:?}… ({} bytes)", request_id.len())
+}
+
 /// One checked step of a scene: what was done, what the claim expects, what
 /// came of it.
 #[derive(Debug)]
@@ -247,7 +258,8 @@ impl<'o, S: Store> Stage<'o, S> {
         expected: impl Display,
     ) -> Result<(), Halt> {
         let got = describe(&db.apply(resource, generation, request_id, delta));
-        let step = format!("apply({resource}, generation {generation}, {request_id:?}, {delta:+})");
+        let request_id = shown_id(request_id);
+        let step = format!("apply({resource}, generation {generation}, {request_id}, {delta:+})");
         self.told(role, db, step, expected, got)
     }
 
@@ -456,10 +468,11 @@ pub fn try_apply(
         .connect()
         .and_then(|mut worker| crate::apply(&mut worker, resource, generation, request_id, delta));
     let apply = describe(&apply);
+    let request_id = shown_id(request_id);
     paused.say(
         role,
         format_args!(
-            "apply({resource}, generation {generation}, {request_id:?}, {delta:+}) -> {apply}"
+            "apply({resource}, generation {generation}, {request_id}, {delta:+}) -> {apply}"
         ),
     );
     paused.saw(format!("apply: {apply}"));

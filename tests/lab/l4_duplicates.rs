@@ -1,6 +1,7 @@
 //! L4: authority does not remove duplicates. Each test runs its scene
 //! (`src/scenes/l4.rs`); the story tells one case of each.
 
+use fencing_lab::MAX_REQUEST_ID_BYTES;
 use fencing_lab::scenes::l4::{self, Refusal};
 use rstest::rstest;
 
@@ -107,6 +108,8 @@ const LONG_2: &str = "order-2026-12-03-00000000000000000000000000000000000000000
 #[case::sql_statements("order-7", "order-7'); DELETE FROM requests; --")]
 #[case::prefix("order-7", "order-77")]
 #[case::long_common_prefix(LONG_1, LONG_2)]
+#[case::longest_allowed(&"r".repeat(MAX_REQUEST_ID_BYTES - 1), &"r".repeat(MAX_REQUEST_ID_BYTES))]
+#[case::longest_allowed_in_bytes(&"\u{e9}".repeat(MAX_REQUEST_ID_BYTES / 2), &"\u{e9}".repeat(MAX_REQUEST_ID_BYTES / 2 - 1))]
 fn l4_11_ids_that_differ_in_any_way_are_two_requests(
     lab: Lab,
     #[case] first: &str,

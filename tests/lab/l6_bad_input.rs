@@ -1,8 +1,8 @@
 //! L6: bad input gets a clear error and changes nothing. Each test runs its
 //! scene (`src/scenes/l6.rs`); the story tells one case of each.
 
-use fencing_lab::LabError;
 use fencing_lab::scenes::l6;
+use fencing_lab::{LabError, MAX_REQUEST_ID_BYTES};
 use rstest::rstest;
 
 use super::{Lab, claim, lab};
@@ -15,6 +15,8 @@ use crate::support::*;
 #[case::resource_name_with_sql("fund-A' OR '1'='1", 1, "r2", 1, LabError::UnknownResource("fund-A' OR '1'='1".into()))]
 #[case::empty_resource_name("", 1, "r2", 1, LabError::UnknownResource("".into()))]
 #[case::empty_request_id(A, 1, "", 1, LabError::EmptyRequestId)]
+#[case::request_id_one_byte_too_long(A, 1, &"r".repeat(MAX_REQUEST_ID_BYTES + 1), 1, LabError::RequestIdTooLong)]
+#[case::request_id_too_long_in_bytes(A, 1, &"\u{e9}".repeat(MAX_REQUEST_ID_BYTES / 2 + 1), 1, LabError::RequestIdTooLong)]
 #[case::generation_zero(A, 0, "r2", 1, LabError::GenerationBelowOne(0))]
 #[case::generation_negative(A, -1, "r2", 1, LabError::GenerationBelowOne(-1))]
 #[case::generation_minimum(A, i64::MIN, "r2", 1, LabError::GenerationBelowOne(i64::MIN))]

@@ -79,6 +79,7 @@ fn premise(id: &str, step: &Step<'_>) -> Option<bool> {
                 | Unknown
                 | Overflow
                 | BadInput
+                | IdTooLong
         )
     };
     let accepted = |seen: Seen| matches!(seen, Applied(_) | Replayed(_) | Installed);
@@ -126,8 +127,9 @@ fn premise(id: &str, step: &Step<'_>) -> Option<bool> {
         // The input, by what the step expected.
         "overflow" => expected == Overflow,
         "bad-input" => expected == BadInput,
+        "id-too-long-not-refused" => expected == IdTooLong && got != IdTooLong,
         "overflow-before-record" => matches!(expected, Conflict | Replayed(_)) && got == Overflow,
-        "valid-input-refused" => matches!(got, BadInput | Overflow) && expected != got,
+        "valid-input-refused" => matches!(got, BadInput | IdTooLong | Overflow) && expected != got,
         "unknown-resource" => expected == Unknown,
         "known-resource-refused" => got == Unknown && expected != Unknown,
         // Generations: the hint says what was due and what was answered.

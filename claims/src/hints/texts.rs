@@ -95,6 +95,14 @@ pub(super) const OBSERVED: &[Hint] = &[
         ],
     },
     Hint {
+        id: "id-too-long-not-refused",
+        levels: [
+            "This request id is longer than the contract allows (see `expected`), and the answer was another. The `requests` table refuses such an id whatever statement stores it: what became of the id, or of that refusal, on its way through your code?",
+            "An id is data, kept byte for byte: one cut, trimmed or otherwise changed to fit is another request's id. Past `MAX_REQUEST_ID_BYTES` the statement that records the request fails, and that failure reaches your code as `RequestIdTooLong`; the transaction it failed in must then leave nothing behind.",
+            "The step shows the id was not refused as too long; the code either changed the id before it was stored, or answered the table's refusal with something else (or committed what came before it). Which one does your apply do? Passing the id through unchanged and the error back with `?` keeps the contract, and so does refusing it yourself at the top.",
+        ],
+    },
+    Hint {
         id: "valid-input-refused",
         levels: [
             "Your function refused this input as malformed, but it is valid. Which of your checks fired, and what does it let through?",

@@ -86,19 +86,13 @@ fn l4_9_lost_response_retry_gets_the_stored_result_and_applies_once(lab: Lab) {
     c.run(l4::lost_response_retry_is_a_replay(&c, &lab));
 }
 
-/// 64 characters in common, then different: an id cut to any shorter
-/// length makes these two one.
-const LONG_1: &str = "order-2026-12-03-0000000000000000000000000000000000000000000000001";
-const LONG_2: &str = "order-2026-12-03-0000000000000000000000000000000000000000000000002";
-
-/// The longest request id the contract allows, in bytes: two-byte
-/// characters and one more byte. The test pairs it with itself one byte
-/// shorter. (Odd, so that two-byte characters and one `r` fill it.)
+/// The longest request ids the contract allows, in bytes: two-byte
+/// characters, then one byte that differs. An id cut to any shorter length,
+/// or a limit counted in characters, makes these two one.
 const _: () = assert!(MAX_REQUEST_ID_BYTES % 2 == 1);
-static LONGEST: LazyLock<String> = LazyLock::new(|| {
-    let mut id = "\u{e9}".repeat(MAX_REQUEST_ID_BYTES / 2);
-    id.push('r');
-    id
+static LONGEST: LazyLock<[String; 2]> = LazyLock::new(|| {
+    let start = "\u{e9}".repeat(MAX_REQUEST_ID_BYTES / 2);
+    [format!("{start}1"), format!("{start}2")]
 });
 
 /// The request id is opaque: two ids that differ in any way, even one a
@@ -119,8 +113,7 @@ static LONGEST: LazyLock<String> = LazyLock::new(|| {
 #[case::always_true_sql("order-7", "x' OR '1'='1")]
 #[case::sql_statements("order-7", "order-7'); DELETE FROM requests; --")]
 #[case::prefix("order-7", "order-77")]
-#[case::long_common_prefix(LONG_1, LONG_2)]
-#[case::longest_allowed(&LONGEST[..LONGEST.len() - 1], &LONGEST)]
+#[case::longest_ids_with_a_common_start(&LONGEST[0], &LONGEST[1])]
 fn l4_11_ids_that_differ_in_any_way_are_two_requests(
     lab: Lab,
     #[case] first: &str,

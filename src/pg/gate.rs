@@ -120,12 +120,12 @@ pub(crate) const STUCK: Duration = Duration::from_secs(60);
 /// `lock_timeout` (restored when it returns) lets it wait at the gate; the
 /// session's 1 ms stays in force for every other lock.
 ///
-/// The triggers fire for each row written, unlike the reads' policies
-/// ([`reads`]), which fire once per statement: a write's checkpoint stands
-/// for one row changed under its lock, and a correct call writes one row of
-/// `resources` and adds one record, so their number does not grow with the
-/// tables. A statement that wrote every resource's row would lock them all,
-/// which L3.7 refuses.
+/// The triggers fire for each row written, unlike the read policies of
+/// the SQL functions' track (`reads`), which fire once per statement: a
+/// write's checkpoint stands for one row changed under its lock, and a
+/// correct call writes one row of `resources` and adds one record, so
+/// their number does not grow with the tables. A statement that wrote
+/// every resource's row would lock them all, which L3.7 refuses.
 pub(crate) fn triggers(schema: &str) -> String {
     format!(
         "{}
@@ -281,13 +281,13 @@ pub(crate) const HIDDEN: &str = "
 /// index lookup, and a test that pauses at each checkpoint in turn meets a
 /// number of them that does not grow with the table. That is what the
 /// other tracks do: their lookup reaches its checkpoint once, whatever it
-/// finds. A bare call, evaluated for every row, paused such a lookup once
-/// per row it read, and a test armed at the first read could run out of
-/// time.
+/// finds. Called bare, the function would run for every row read and
+/// pause such a lookup once per row: a test armed at its first read would
+/// run out of time.
 ///
 /// Row security keeps the expression on the table's scan, so it is not the
-/// `One-Time Filter` that a subquery elsewhere would give, run as the
-/// statement starts. When it runs: a `SELECT`, or an `UPDATE`'s or a
+/// `One-Time Filter` the same subquery in a `WHERE` of one's own would
+/// give, run as the statement starts. When it runs: a `SELECT`, or an `UPDATE`'s or a
 /// `DELETE`'s search, reaches the checkpoint at the first row its scan
 /// looks at, before its own conditions are tested on it (after an index's,
 /// which choose the rows the scan gets); a `SELECT … FOR UPDATE` before it

@@ -24,8 +24,9 @@
 //! track's `apply` takes fourteen.
 //! The checkpoints are the PostgreSQL track's gate: the write triggers fire
 //! inside the functions as they do for any `UPDATE`, and a row security
-//! policy forced on each table fires the read checkpoints when a function
-//! reads a row (`gate::reads`). A read's checkpoint comes *before* any lock
+//! policy forced on each table fires the read checkpoints once per
+//! statement of a function that reads the table, however many rows it
+//! reads (`gate::reads`). A read's checkpoint comes *before* any lock
 //! the reading statement takes (a `FOR UPDATE` locks after the row is
 //! read), where the other tracks' comes after the read returned: paused
 //! there, correct code holds no lock yet, and is judged by what it then

@@ -44,8 +44,9 @@
 //! its function's read checkpoints is noted, so a test that needed such a
 //! read says so instead of guessing at a mistake ([`unread`]). On the SQL
 //! functions' track the reads happen inside a function, out of the
-//! client's sight: there a row security policy reaches the same gate when
-//! a row is read (`reads`), before any lock the read statement takes.
+//! client's sight: there a row security policy reaches the same gate once
+//! per statement that reads a table, at the first row its scan looks at
+//! (`reads`), before any lock the read statement takes.
 //!
 //! **Nobody else sees the watch.** The code under test must not be able to
 //! tell a call with a hook armed from one without: a contract that locked
@@ -118,6 +119,13 @@ pub(crate) const STUCK: Duration = Duration::from_secs(60);
 /// (its triggers do, through a function of the lab's user), and its own
 /// `lock_timeout` (restored when it returns) lets it wait at the gate; the
 /// session's 1 ms stays in force for every other lock.
+///
+/// The triggers fire for each row written, unlike the read policies of
+/// the SQL functions' track (`reads`), which fire once per statement: a
+/// write's checkpoint stands for one row changed under its lock, and a
+/// correct call writes one row of `resources` and adds one record, so
+/// their number does not grow with the tables. A statement that wrote
+/// every resource's row would lock them all, which L3.7 refuses.
 pub(crate) fn triggers(schema: &str) -> String {
     format!(
         "{}
@@ -257,15 +265,41 @@ pub(crate) const HIDDEN: &str = "
 /// (`src/pg/contract.rs`), where a call is one statement and no read
 /// returns to the client: a row security policy on each table, forced on
 /// its owner (the role the functions run as), whose `USING` expression
-/// reaches the gate. It runs when a statement reads a row: a `SELECT`, an
-/// `UPDATE`'s or a `DELETE`'s search, a `SELECT … FOR UPDATE` before it
-/// locks the row, and again when a locked row is read anew (under READ
-/// COMMITTED, a row changed meanwhile is read at its latest version). A
-/// read of `resources` is [`Checkpoint::GenerationRead`], of `requests`
-/// [`Checkpoint::RecordRead`]. A row never read (a lookup that finds
-/// nothing) reaches no checkpoint. The writes keep their own policies,
-/// which let every row through: only reads are watched here, and the
-/// tables' privileges decide who may write.
+/// reaches the gate. A read of `resources` is
+/// [`Checkpoint::GenerationRead`], of `requests` [`Checkpoint::RecordRead`].
+/// The writes keep their own policies, which let every row through: only
+/// reads are watched here, and the tables' privileges decide who may write.
+///
+/// **Once per statement, not once per row.** The expression is a scalar
+/// subquery that names no column, `(SELECT fencing_lab_read(…))`, which
+/// PostgreSQL plans as an InitPlan: EXPLAIN shows the scan's
+/// `Filter: ($0 AND …)` under `InitPlan 1 (returns $0)` (on 18,
+/// `(InitPlan 1).col1`). It runs the first time the scan tests a row and
+/// its answer is kept for the rest of the statement, so a lookup that reads
+/// the table row by row (a loop over `requests`, a condition on a function
+/// of a column that no index serves) is paused once, like the reference's
+/// index lookup, and a test that pauses at each checkpoint in turn meets a
+/// number of them that does not grow with the table. That is what the
+/// other tracks do: their lookup reaches its checkpoint once, whatever it
+/// finds. Called bare, the function would run for every row read and
+/// pause such a lookup once per row: a test armed at its first read would
+/// run out of time.
+///
+/// Row security keeps the expression on the table's scan, so it is not the
+/// `One-Time Filter` the same subquery in a `WHERE` of one's own would
+/// give, run as the statement starts. When it runs: a `SELECT`, or an `UPDATE`'s or a
+/// `DELETE`'s search, reaches the checkpoint at the first row its scan
+/// looks at, before its own conditions are tested on it (after an index's,
+/// which choose the rows the scan gets); a `SELECT … FOR UPDATE` before it
+/// locks that row. A scan that gets no row (an index lookup that finds
+/// nothing, an empty table) reaches none; a scan of a whole table reaches
+/// it even when no row matches. An `UPDATE` also checks each new row
+/// against the policy (a row it writes must stay readable): a second
+/// InitPlan, which reaches the checkpoint once more, after the first row's
+/// write trigger. Under READ COMMITTED a locked row changed meanwhile is
+/// read again at its latest version, tested with the answer already kept:
+/// no second checkpoint there. When the InitPlan runs is the plan's doing,
+/// alike in every call, with a hook armed or not.
 ///
 /// Made by the harness's superuser, so the learner's file, run as the
 /// tables' owner, cannot replace the function; the catalogue check there
@@ -291,9 +325,9 @@ pub(crate) fn reads(schema: &str) -> String {
     ALTER TABLE requests ENABLE ROW LEVEL SECURITY;
     ALTER TABLE requests FORCE ROW LEVEL SECURITY;
     CREATE POLICY fencing_lab_read ON resources FOR SELECT
-        USING (fencing_lab_read('generation read'));
+        USING ((SELECT fencing_lab_read('generation read')));
     CREATE POLICY fencing_lab_read ON requests FOR SELECT
-        USING (fencing_lab_read('record read'));
+        USING ((SELECT fencing_lab_read('record read')));
     CREATE POLICY fencing_lab_insert ON resources FOR INSERT WITH CHECK (true);
     CREATE POLICY fencing_lab_insert ON requests FOR INSERT WITH CHECK (true);
     CREATE POLICY fencing_lab_update ON resources FOR UPDATE USING (true) WITH CHECK (true);

@@ -1,0 +1,1 @@
+../../../solutions/apply.rs

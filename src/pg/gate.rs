@@ -304,7 +304,10 @@ pub(crate) const HIDDEN: &str = "
 /// Made by the harness's superuser, so the learner's file, run as the
 /// tables' owner, cannot replace the function; the catalogue check there
 /// holds the policies as made. It runs as the lab's user, like the wait it
-/// calls ([`triggers`]).
+/// calls ([`triggers`]). A policy's expression runs with the rights of the
+/// role that reads, so the learner's roles may call the function too: it
+/// announces the two reads and nothing else, so their SQL can at most
+/// announce a read it could have made, never a write it did not.
 #[cfg(feature = "postgres-sql")]
 pub(crate) fn reads(schema: &str) -> String {
     format!(
@@ -315,6 +318,11 @@ pub(crate) fn reads(schema: &str) -> String {
     SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
+        -- The policies must call it, so the learner's roles may too: only
+        -- a read may be announced this way, never a write's checkpoint.
+        IF checkpoint NOT IN ('generation read', 'record read') THEN
+            RAISE EXCEPTION 'not allowed in the lab: fencing_lab_read(%)', checkpoint;
+        END IF;
         PERFORM {schema}.fencing_lab_wait(checkpoint);
         RETURN true;
     END

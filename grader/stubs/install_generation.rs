@@ -14,8 +14,10 @@ use crate::{Destination, LabError};
 /// Installs `new_generation` as the generation of `resource`, only if it is
 /// strictly higher than the installed one.
 ///
-/// Claims: L2.4 (refuse equal or lower), L3.3 (take the write lock like
-/// `apply`), L6.1 (bad input changes nothing).
+/// Most claims install a generation through it before they judge `apply`
+/// (`cargo grade --claims` lists them all); the ones about it alone are
+/// L2.4 (refuse equal or lower), L3.3 (take the write lock like `apply`)
+/// and L6.1 (bad input changes nothing).
 pub fn install_generation(
     db: &mut Destination,
     resource: &str,

@@ -174,38 +174,7 @@ fn schedule(
 
     // The other delivery's attempt inside the first one's hook, if the
     // schedule pauses the first one somewhere.
-    let inside: Rc<RefCell<Option<Answer>>> = Rc::new(RefCell::new(None));
-    let tried = Rc::new(Cell::new(false));
-    {
-        let (chooser, steps, inside, tried) = (
-            chooser.clone(),
-            Rc::clone(&steps),
-            Rc::clone(&inside),
-            Rc::clone(&tried),
-        );
-        let connection = Rc::clone(&connections[other]);
-        let delivery = deliveries[other].clone();
-        connections[first]
-            .borrow_mut()
-            .on_checkpoint(move |checkpoint| {
-                // Not at the call's start: that is the same as sending the
-                // duplicate first, which the order already covers.
-                if !tried.get() && checkpoint != Checkpoint::CallStarted && chooser.choose(2) == 1 {
-                    tried.set(true);
-                    steps
-                        .borrow_mut()
-                        .push(format!("{}: paused {checkpoint}", request(first)));
-                    let answer = delivery.run(|| deliver(&mut connection.borrow_mut()));
-                    steps.borrow_mut().push(format!(
-                        "    {} -> {}",
-                        request(other),
-                        describe(&answer.result)
-                    ));
-                    *inside.borrow_mut() = Some(answer);
-                }
-                Ok(())
-            });
-    }
+    let inside = pause_first_for_the_other(connections, deliveries, first, chooser, &steps);
     let answer = deliveries[first].run(|| with_retries(&steps, first, &connections[first], false));
     connections[first].borrow_mut().clear_checkpoint();
 
@@ -265,6 +234,45 @@ fn schedule(
         paused,
         unfinished,
     })
+}
+
+/// Arms delivery `first`'s connection so that, at a checkpoint the
+/// `chooser` picks (never the call's start: that is the same as sending the
+/// duplicate first, which the order already covers), the other delivery
+/// runs while it is paused. Its answer, if it ran, lands in the returned
+/// cell; what happened goes to `steps`.
+fn pause_first_for_the_other(
+    connections: &[Rc<RefCell<Destination>>; 2],
+    deliveries: &[Delivery; 2],
+    first: usize,
+    chooser: &Chooser,
+    steps: &Rc<RefCell<Vec<String>>>,
+) -> Rc<RefCell<Option<Answer>>> {
+    let other = 1 - first;
+    let inside: Rc<RefCell<Option<Answer>>> = Rc::new(RefCell::new(None));
+    let tried = Rc::new(Cell::new(false));
+    let (chooser, steps, answered) = (chooser.clone(), Rc::clone(steps), Rc::clone(&inside));
+    let connection = Rc::clone(&connections[other]);
+    let delivery = deliveries[other].clone();
+    connections[first]
+        .borrow_mut()
+        .on_checkpoint(move |checkpoint| {
+            if !tried.get() && checkpoint != Checkpoint::CallStarted && chooser.choose(2) == 1 {
+                tried.set(true);
+                steps
+                    .borrow_mut()
+                    .push(format!("{}: paused {checkpoint}", request(first)));
+                let answer = delivery.run(|| deliver(&mut connection.borrow_mut()));
+                steps.borrow_mut().push(format!(
+                    "    {} -> {}",
+                    request(other),
+                    describe(&answer.result)
+                ));
+                *answered.borrow_mut() = Some(answer);
+            }
+            Ok(())
+        });
+    inside
 }
 
 /// Delivery `d` on `connection`, tried again at once on contention, at most

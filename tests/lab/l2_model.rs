@@ -370,6 +370,8 @@ impl<S: Store> Bench<S> {
 
 /// Runs `ops` from the first state and on a fresh model; `None` if they
 /// agree on every answer and on the state and records at the end.
+// Whole: one arm per operation, each beside the model's answer to it.
+#[allow(clippy::too_many_lines)]
 fn run<S: Store>(bench: &mut Bench<S>, ops: &[Op]) -> Option<Divergence> {
     let Bench {
         lab,
@@ -534,6 +536,8 @@ fn rank(generation: Gen) -> u8 {
 }
 
 /// Simpler versions of one operation, simplest first.
+// Whole: one arm per operation, each listing what it shrinks to.
+#[allow(clippy::too_many_lines)]
 fn simpler(op: Op) -> Vec<Op> {
     let mut out = Vec::new();
     match op {

@@ -63,6 +63,7 @@ pub(super) fn written_for(id: &str) -> bool {
 // Whole: a table, one arm per observation's hint, read top to bottom beside
 // the hints' words; cut into pieces, a hint's premise would be looked for in
 // two places.
+#[allow(clippy::too_many_lines)]
 fn premise(id: &str, step: &Step<'_>) -> Option<bool> {
     use Seen::*;
     let (expected, got) = step.seen();

@@ -4,7 +4,8 @@
 //! The watch mode does the same with `x`.
 //!
 //! Where the stubs come from: a copy compiled into the grader
-//! (`grader/stubs/`, by `include_str!`). Not `exercises/` (the learner's
+//! (`grader/stubs/`, by `include_str!`; each named for its exercise file,
+//! with `.stub` added, so no tool takes the copies for code). Not `exercises/` (the learner's
 //! files, which `tests/class*/stubs` link to), not git (`HEAD` holds the
 //! learner's own commits, and a classroom's template repository has no
 //! history of the lab). A unit test holds the copy to the committed
@@ -21,24 +22,24 @@ use std::process::ExitCode;
 const STUBS: &[(&str, &str)] = &[
     (
         "exercises/install_generation.rs",
-        include_str!("../stubs/install_generation.rs"),
+        include_str!("../stubs/install_generation.rs.stub"),
     ),
-    ("exercises/apply.rs", include_str!("../stubs/apply.rs")),
+    ("exercises/apply.rs", include_str!("../stubs/apply.rs.stub")),
     (
         "exercises/postgres/install_generation.rs",
-        include_str!("../stubs/postgres/install_generation.rs"),
+        include_str!("../stubs/postgres/install_generation.rs.stub"),
     ),
     (
         "exercises/postgres/apply.rs",
-        include_str!("../stubs/postgres/apply.rs"),
+        include_str!("../stubs/postgres/apply.rs.stub"),
     ),
     (
         "exercises/postgres/contract.sql",
-        include_str!("../stubs/postgres/contract.sql"),
+        include_str!("../stubs/postgres/contract.sql.stub"),
     ),
     (
         "exercises/etcd/worker.rs",
-        include_str!("../stubs/etcd/worker.rs"),
+        include_str!("../stubs/etcd/worker.rs.stub"),
     ),
 ];
 
@@ -202,7 +203,7 @@ mod tests {
             let committed = std::fs::read_to_string(root.join(file)).unwrap();
             assert!(
                 committed == *stub,
-                "{file} differs from grader/stubs/{}: copy the stub there",
+                "{file} differs from grader/stubs/{}.stub: copy the stub there",
                 &file["exercises/".len()..]
             );
         }

@@ -27,6 +27,7 @@
 mod error;
 #[cfg(feature = "etcd")]
 pub mod etcd;
+#[doc(hidden)]
 pub mod fault;
 mod outcome;
 #[cfg(feature = "postgres")]

@@ -71,6 +71,7 @@ pub enum Read {
 
 /// The harness's side of a session's read checkpoints; the code under test
 /// only ever reaches it through [`PgTx`] and [`OwnSql`].
+#[doc(hidden)]
 pub trait Observer: Sync {
     /// A read checkpoint reached in the client: waits for the test's
     /// verdict (a fault comes back as the error).
@@ -101,6 +102,7 @@ pub struct PgDestination<'a> {
 
 impl<'a> PgDestination<'a> {
     /// The harness makes one for each call, on a session of its own.
+    #[doc(hidden)]
     pub fn new(client: &'a mut Client, observer: &'a dyn Observer) -> PgDestination<'a> {
         PgDestination {
             client,
@@ -137,6 +139,7 @@ pub struct PgTx<'a> {
 impl<'a> PgTx<'a> {
     /// Begins a transaction on `client`: the harness's way, for a session
     /// it holds (the learner's code begins one on its [`PgDestination`]).
+    #[doc(hidden)]
     pub fn begin(client: &'a mut Client, observer: &'a dyn Observer) -> Result<PgTx<'a>, LabError> {
         Ok(PgTx {
             tx: client.transaction()?,
@@ -273,6 +276,7 @@ impl<'a> PgTx<'a> {
 /// The harness's reads of the lab's tables on PostgreSQL, shared with
 /// [`PgTx`]'s so a row is read one way. They take a client, which the code
 /// under test never has.
+#[doc(hidden)]
 pub mod rows {
     use super::{LabError, Record, State};
 

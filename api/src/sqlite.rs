@@ -62,6 +62,7 @@ pub struct Destination<'c> {
 
 impl<'c> Destination<'c> {
     /// The harness makes one for each call, on a connection of its own.
+    #[doc(hidden)]
     pub fn new(conn: &'c Connection) -> Destination<'c> {
         Destination { conn }
     }
@@ -89,6 +90,7 @@ pub struct Tx<'a> {
 impl<'a> Tx<'a> {
     /// Begins a transaction on `conn`: the harness's way, for a connection
     /// it holds (the learner's code begins one on its [`Destination`]).
+    #[doc(hidden)]
     pub fn begin(conn: &'a Connection, behavior: TransactionBehavior) -> Result<Tx<'a>, LabError> {
         let tx = rusqlite::Transaction::new_unchecked(conn, behavior)?;
         Ok(Tx { tx })
@@ -258,6 +260,7 @@ impl<'t> Sql<'t> {
 /// The harness's reads of the lab's tables, shared with [`Tx`]'s so a row
 /// is read one way. They take a connection, which the code under test never
 /// has.
+#[doc(hidden)]
 pub mod rows {
     use rusqlite::{Connection, OptionalExtension, named_params};
 

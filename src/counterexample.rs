@@ -111,7 +111,7 @@ impl rusqlite::ToSql for Param<'_> {
     }
 }
 
-impl Direct for crate::db::Destination {
+impl Direct for crate::db::LabConnection {
     fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<i64>, LabError> {
         // Prepared once per connection, like the statements of `Tx`.
         let mut statement = self.connection().prepare_cached(sql)?;
@@ -135,7 +135,7 @@ impl Direct for crate::db::Destination {
     }
 
     fn hooks(&self) -> Rc<Hooks> {
-        crate::db::Destination::hooks(self)
+        crate::db::LabConnection::hooks(self)
     }
 }
 

@@ -1,13 +1,13 @@
 //! The destination's database: one SQLite file in a temporary directory, the
 //! schema, and the connections that workers and the authority use.
 //!
-//! A [`Lab`] owns the file. Each [`Destination`] is one connection to it with
+//! A [`Lab`] owns the file. Each [`LabConnection`] is one connection to it with
 //! a busy timeout of **zero** (rusqlite's default would wait five seconds):
 //! when another connection holds the write lock, the caller learns it at once
 //! as [`LabError::Contention`], which keeps every contention test
 //! deterministic. Zero is a choice for observation, not advice for production.
 //!
-//! The learner's code never holds a `Destination`: for each call it gets the
+//! The learner's code never holds a `LabConnection`: for each call it gets the
 //! API's `fencing_lab_api::Destination` on the same connection, which can
 //! begin a transaction ([`Tx`]) and nothing else.
 
@@ -159,11 +159,11 @@ impl Lab {
 
     /// Opens a new connection for a worker or the authority, instrumented
     /// so that its statements reach the checkpoints (see [`crate::watch`]).
-    pub fn connect(&self) -> Result<Destination, LabError> {
+    pub fn connect(&self) -> Result<LabConnection, LabError> {
         let conn = self.open()?;
         let hooks = Rc::new(Hooks::default());
         let registration = watch::instrument(&conn, &hooks)?;
-        Ok(Destination {
+        Ok(LabConnection {
             conn,
             hooks,
             _registration: registration,
@@ -249,7 +249,7 @@ impl LockHolder {
 }
 
 /// One connection to the destination, as a worker or the authority holds it.
-pub struct Destination {
+pub struct LabConnection {
     /// The SQLite connection (busy timeout zero), instrumented.
     conn: Connection,
     /// Its checkpoints: the test's hook and what is pending.
@@ -259,7 +259,7 @@ pub struct Destination {
     _registration: Registration,
 }
 
-impl Destination {
+impl LabConnection {
     /// Begins a transaction. `behavior` is the learner's decision: SQLite's
     /// `DEFERRED` takes no lock until the first statement needs one,
     /// `IMMEDIATE` takes the write lock at once.

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::{Destination, LabError};
+use crate::{LabConnection, LabError};
 
 /// A level of SQLite's `PRAGMA synchronous`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +38,7 @@ impl fmt::Display for Synchronous {
     }
 }
 
-impl Destination {
+impl LabConnection {
     /// Sets `PRAGMA synchronous` on this connection only. Call it outside a
     /// transaction: SQLite refuses to change the level inside one.
     pub fn set_synchronous(&mut self, level: Synchronous) -> Result<(), LabError> {

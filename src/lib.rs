@@ -24,7 +24,7 @@
 //!
 //! - [`claims`]: the claim catalogue (ids, one-line claims, points, hints),
 //!   the package `claims/`, shared with the grader.
-//! - [`db`]: the lab file, its schema and connections ([`Destination`]);
+//! - [`db`]: the lab file, its schema and connections ([`LabConnection`]);
 //!   the transaction the learner's code holds ([`Tx`]) is the API's.
 //! - [`checkpoint`]: where a test pauses the destination or injects a fault.
 //! - [`durability`]: a connection's `synchronous` level, for the benchmark.
@@ -72,7 +72,7 @@ pub mod transcript;
 pub mod watch;
 
 pub use checkpoint::Checkpoint;
-pub use db::{Destination, Journal, Lab};
+pub use db::{Journal, Lab, LabConnection};
 pub use external::ExternalApi;
 /// What the learner's code may call, a crate of its own (`api/`).
 pub use fencing_lab_api::{
@@ -98,7 +98,7 @@ pub use fencing_lab_exercises::IMPLEMENTATION;
 /// The authority installs `new_generation` on `resource` (the learner's
 /// `exercises/install_generation.rs`).
 pub fn install_generation(
-    db: &mut Destination,
+    db: &mut LabConnection,
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {
@@ -113,7 +113,7 @@ pub fn install_generation(
 /// `generation`, as request `request_id` (the learner's
 /// `exercises/apply.rs`).
 pub fn apply(
-    db: &mut Destination,
+    db: &mut LabConnection,
     resource: &str,
     generation: i64,
     request_id: &str,

@@ -79,7 +79,7 @@ pub trait Session {
 }
 
 impl Store for crate::Lab {
-    type Session = crate::Destination;
+    type Session = crate::LabConnection;
 
     fn connect(&self) -> Result<Self::Session, LabError> {
         crate::Lab::connect(self)
@@ -110,7 +110,7 @@ impl Store for crate::Lab {
     }
 }
 
-impl Session for crate::Destination {
+impl Session for crate::LabConnection {
     fn apply(
         &mut self,
         resource: &str,
@@ -135,10 +135,10 @@ impl Session for crate::Destination {
     }
 
     fn on_checkpoint(&mut self, hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static) {
-        crate::Destination::on_checkpoint(self, hook);
+        crate::LabConnection::on_checkpoint(self, hook);
     }
 
     fn clear_checkpoint(&mut self) {
-        crate::Destination::clear_checkpoint(self);
+        crate::LabConnection::clear_checkpoint(self);
     }
 }

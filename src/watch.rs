@@ -41,7 +41,7 @@
 //!   schema can change, the classifier's copy of it is exact.
 //!
 //! The trace and the function find the connection's [`Hooks`] through a
-//! per-thread registry: a `Destination` is not `Send`, so its statements
+//! per-thread registry: a `LabConnection` is not `Send`, so its statements
 //! always run on the thread that registered it.
 
 use std::cell::RefCell;

@@ -732,7 +732,7 @@ fn report(machine: &str, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         text,
-        "| Destination | Conns | (a) UPDATE | (b) + record | (c) apply | (d) replay | (e) worker check | (c)/(b) | (c)/(a) | retries (c) |"
+        "| LabConnection | Conns | (a) UPDATE | (b) + record | (c) apply | (d) replay | (e) worker check | (c)/(b) | (c)/(a) | retries (c) |"
     );
     let _ = writeln!(
         text,
@@ -769,7 +769,7 @@ fn report(machine: &str, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         text,
-        "| Destination | (a) CPU µs | (b) | (c) | (d) | (e) | (c)/(b) wall | p50 | CPU | (c)/(a) wall | p50 | CPU | waited for CPU (c) |"
+        "| LabConnection | (a) CPU µs | (b) | (c) | (d) | (e) | (c)/(b) wall | p50 | CPU | (c)/(a) wall | p50 | CPU | waited for CPU (c) |"
     );
     let _ = writeln!(
         text,
@@ -811,7 +811,7 @@ fn report(machine: &str, rows: &[Row]) -> String {
         );
         let _ = writeln!(
             text,
-            "| Destination | Conns | (b) + record | (c) apply | (f) SQL function | (f)/(b) wall | p50 | CPU | (c)/(b) wall | p50 | CPU |"
+            "| LabConnection | Conns | (b) + record | (c) apply | (f) SQL function | (f)/(b) wall | p50 | CPU | (c)/(b) wall | p50 | CPU |"
         );
         let _ = writeln!(
             text,
@@ -847,7 +847,7 @@ fn report(machine: &str, rows: &[Row]) -> String {
     let _ = writeln!(
         text,
         "\n## The harness's overhead, one connection\n\n\
-         The same work through a lab `Destination` and on a bare rusqlite connection to the \
+         The same work through a lab `LabConnection` and on a bare rusqlite connection to the \
          same file (the same statements and settings): operations per second, then the lab's \
          cost over the bare connection's, by the wall clock and by processor time. The last \
          two columns are the reference's statements on the bare connection over (b) there, \
@@ -858,7 +858,7 @@ fn report(machine: &str, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         text,
-        "| Destination | (b) lab | (b) bare | (c) lab | (c) bare | (c) bare, row read once | lab/bare (b) wall, CPU | lab/bare (c) wall, CPU | bare (c)/(b) CPU | bare (c) one read/(b) CPU |"
+        "| LabConnection | (b) lab | (b) bare | (c) lab | (c) bare | (c) bare, row read once | lab/bare (b) wall, CPU | lab/bare (c) wall, CPU | bare (c)/(b) CPU | bare (c) one read/(b) CPU |"
     );
     let _ = writeln!(
         text,
@@ -908,7 +908,7 @@ fn report(machine: &str, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         text,
-        "| Destination | Path | Conns | ops/s | p50 µs | p99 µs | retries/op | CPU µs/op | waited for CPU | load before |"
+        "| LabConnection | Path | Conns | ops/s | p50 µs | p99 µs | retries/op | CPU µs/op | waited for CPU | load before |"
     );
     let _ = writeln!(
         text,

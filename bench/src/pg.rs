@@ -1,5 +1,5 @@
 //! The paths on PostgreSQL (feature `postgres`): (a) to (e) through lab
-//! sessions (`PgDestination`) on the lab's private server, or the one named
+//! sessions (`PgConnection`) on the lab's private server, or the one named
 //! by `FENCING_LAB_PG_URL`, and (f) through lesson 8's SQL functions
 //! (`SqlSession`, logged in as the worker's role).
 

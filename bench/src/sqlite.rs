@@ -1,4 +1,4 @@
-//! The paths on SQLite: (a) to (e) through a lab `Destination`, and copies of
+//! The paths on SQLite: (a) to (e) through a lab `LabConnection`, and copies of
 //! (b) and the reference's statements on a bare rusqlite connection, which
 //! separate what fencing costs from what the lab's harness costs.
 
@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use fencing_lab::Session;
 use fencing_lab::durability::Synchronous;
-use fencing_lab::{Destination, Journal, Lab, LabError, Outcome, Sql};
+use fencing_lab::{LabConnection, Journal, Lab, LabError, Outcome, Sql};
 use rusqlite::{CachedStatement, Connection, OptionalExtension, TransactionBehavior, named_params};
 
 use crate::run::{Cell, Op, Timing, run};
@@ -62,7 +62,7 @@ fn request_id(thread: usize, i: u64) -> String {
 }
 
 /// A lab connection at the cell's `synchronous` level.
-fn lab_connection(lab: &Lab, config: Config) -> Result<Destination, LabError> {
+fn lab_connection(lab: &Lab, config: Config) -> Result<LabConnection, LabError> {
     let mut db = lab.connect()?;
     db.set_synchronous(config.sync)?;
     Ok(db)

@@ -9,7 +9,7 @@ use std::fmt;
 use crate::etcd::client::Coordinator;
 pub use fencing_lab_api::etcd::{Held, Job};
 
-use crate::{Destination, LabError, Outcome};
+use crate::{LabConnection, LabError, Outcome};
 
 /// Where a test may stop a worker process, to freeze it there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -73,7 +73,7 @@ pub(crate) type Pause = Box<dyn FnMut(Moment, String)>;
 /// A worker's tools (see the module's documentation).
 pub struct Worker {
     coordinator: Coordinator,
-    db: Destination,
+    db: LabConnection,
     lease: i64,
     pause: Option<Pause>,
     applies: u32,
@@ -82,7 +82,7 @@ pub struct Worker {
 impl Worker {
     /// A worker with a session (`lease`, already kept alive) on
     /// `coordinator` and a connection to the destination.
-    pub(crate) fn new(coordinator: Coordinator, db: Destination, lease: i64) -> Worker {
+    pub(crate) fn new(coordinator: Coordinator, db: LabConnection, lease: i64) -> Worker {
         Worker {
             coordinator,
             db,

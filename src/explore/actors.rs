@@ -11,14 +11,14 @@ use super::requests::{Call, Route, WORKERS};
 use super::{CONTENTION_RETRIES, RESOURCE, Setup};
 use crate::checkpoint::Checkpoint;
 use crate::db;
-use crate::{Destination, Lab, LabError, describe, describe_error};
+use crate::{Lab, LabConnection, LabError, describe, describe_error};
 
 /// What the top of a schedule and the checkpoint hooks share.
 struct Shared {
     /// The choices of this schedule.
     chooser: Chooser,
     /// The authority's connection; an install may run inside a worker's hook.
-    authority: RefCell<Destination>,
+    authority: RefCell<LabConnection>,
     /// The schedule so far, as text.
     steps: RefCell<Vec<String>>,
     /// The generation installed now, as the authority's answers say (the
@@ -87,7 +87,7 @@ impl Shared {
 /// The connections of an exploration, reused by every schedule.
 pub(super) struct Run {
     route: Route,
-    workers: [Destination; 2],
+    workers: [LabConnection; 2],
     /// What each worker's connection committed, as its hooks report it.
     effects: [Effects; 2],
     /// The order of commits and returns.

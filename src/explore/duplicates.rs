@@ -29,7 +29,7 @@ use super::enumerate::{Chooser, DepthFirst};
 use super::invariants::{Invariant, Violation, check};
 use super::requests::{Call, Route, WORKERS, Worker};
 use super::{CONTENTION_RETRIES, Exploration, MAX_SCHEDULES, RESOURCE};
-use crate::{Checkpoint, Destination, Journal, Lab, LabError, Outcome, db, describe};
+use crate::{Checkpoint, Journal, Lab, LabConnection, LabError, Outcome, db, describe};
 
 /// The one request, sent twice: worker 1's.
 const SENDER: &[Worker] = std::slice::from_ref(&WORKERS[0]);
@@ -147,7 +147,7 @@ impl Delivery {
 }
 
 /// One delivery's `apply`.
-fn deliver(db: &mut Destination) -> Result<Outcome, LabError> {
+fn deliver(db: &mut LabConnection) -> Result<Outcome, LabError> {
     let sender = &SENDER[0];
     crate::apply(db, RESOURCE, GENERATION, sender.request_id, sender.delta)
 }
@@ -163,7 +163,7 @@ fn request(d: usize) -> String {
 
 /// Runs one schedule from the first state.
 fn schedule(
-    connections: &[Rc<RefCell<Destination>>; 2],
+    connections: &[Rc<RefCell<LabConnection>>; 2],
     deliveries: &[Delivery; 2],
     chooser: &Chooser,
 ) -> Result<Ran, LabError> {
@@ -242,7 +242,7 @@ fn schedule(
 /// runs while it is paused. Its answer, if it ran, lands in the returned
 /// cell; what happened goes to `steps`.
 fn pause_first_for_the_other(
-    connections: &[Rc<RefCell<Destination>>; 2],
+    connections: &[Rc<RefCell<LabConnection>>; 2],
     deliveries: &[Delivery; 2],
     first: usize,
     chooser: &Chooser,
@@ -282,7 +282,7 @@ fn pause_first_for_the_other(
 fn with_retries(
     steps: &RefCell<Vec<String>>,
     d: usize,
-    connection: &RefCell<Destination>,
+    connection: &RefCell<LabConnection>,
     refused: bool,
 ) -> Result<Outcome, LabError> {
     let tries = 1 + CONTENTION_RETRIES - usize::from(refused);

@@ -7,7 +7,7 @@ use std::fmt;
 
 use super::RESOURCE;
 use super::commits::Committed;
-use crate::{Destination, LabError, Outcome, counterexample};
+use crate::{LabConnection, LabError, Outcome, counterexample};
 
 /// The two workers: a name, a request id and a delta each. The deltas differ
 /// by an order of magnitude so a value says who was applied.
@@ -49,7 +49,7 @@ impl Route {
     /// Sends `worker`'s request with `generation` along this route.
     pub(super) fn call(
         self,
-        db: &mut Destination,
+        db: &mut LabConnection,
         generation: i64,
         worker: &Worker,
     ) -> Result<Outcome, LabError> {

@@ -46,7 +46,7 @@ mod session;
 use std::sync::Mutex;
 
 use super::gate;
-use super::{Call, PgDestination, PgLab, RowLockHolder, RowLocks};
+use super::{Call, PgConnection, PgLab, RowLockHolder, RowLocks};
 use crate::{LabError, Record, State, Store};
 use refusal::{refusal, settled};
 pub use session::SqlSession;
@@ -186,7 +186,7 @@ impl SqlLab {
 
     /// A session logged in as `role` ([`OWNER`], [`AUTHORITY`] or
     /// [`WORKER`]), for a statement of one's own (lesson L8's tests).
-    pub fn session_as(&self, role: &str) -> Result<PgDestination, LabError> {
+    pub fn session_as(&self, role: &str) -> Result<PgConnection, LabError> {
         self.lab.connect_as(Some(role))
     }
 }

@@ -90,7 +90,7 @@ use std::time::Duration;
 use postgres::NoTls;
 use postgres::error::DbError;
 
-use super::{PgDestination, PgLab};
+use super::{PgConnection, PgLab};
 use crate::LabError;
 use crate::checkpoint::{Checkpoint, Hooks};
 
@@ -543,9 +543,9 @@ pub(crate) fn forget(id: u64) {
 /// are the read checkpoints the function has: a call that runs SQL of its
 /// own and never reaches one of them through the methods is noted.
 pub(crate) fn serve<T: Send>(
-    db: &mut PgDestination,
+    db: &mut PgConnection,
     reads: &[Checkpoint],
-    call: impl FnOnce(&mut PgDestination) -> Result<T, LabError> + Send,
+    call: impl FnOnce(&mut PgConnection) -> Result<T, LabError> + Send,
 ) -> Result<T, LabError> {
     let hooks = db.hooks();
     let link = Arc::clone(&db.link);

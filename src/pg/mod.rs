@@ -31,7 +31,7 @@
 //! statement and holding its row lock, at a gate the lab's control session
 //! holds; the calling thread runs the hook, then lets the statement go on or
 //! fail with the hook's fault. So the learner's code runs on a thread of its
-//! own during such a call, and a [`PgDestination`] is `Send`. Reads cannot be
+//! own during such a call, and a [`PgConnection`] is `Send`. Reads cannot be
 //! watched that way (PostgreSQL has no trigger on `SELECT`):
 //! [`Checkpoint::GenerationRead`] and [`Checkpoint::RecordRead`] fire from
 //! [`PgTx::installed_generation`] and [`PgTx::find_record`], and right after
@@ -65,7 +65,7 @@ use crate::{LabError, Outcome, Record, Session, State, Store};
 /// The authority installs `new_generation` on `resource` (the learner's
 /// `exercises/postgres/install_generation.rs`).
 pub fn install_generation(
-    db: &mut PgDestination,
+    db: &mut PgConnection,
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {
@@ -84,7 +84,7 @@ pub fn install_generation(
 /// `generation`, as request `request_id` (the learner's
 /// `exercises/postgres/apply.rs`).
 pub fn apply(
-    db: &mut PgDestination,
+    db: &mut PgConnection,
     resource: &str,
     generation: i64,
     request_id: &str,
@@ -299,7 +299,7 @@ impl PgLab {
     /// Opens a new session for a worker or the authority, as the role
     /// [`LEARNER`]: the code under test runs its SQL there, and may read
     /// and write the lab's two tables and nothing else.
-    pub fn connect(&self) -> Result<PgDestination, LabError> {
+    pub fn connect(&self) -> Result<PgConnection, LabError> {
         match std::env::var_os(crate::UNGUARDED) {
             Some(_) => self.connect_as(None),
             None => self.connect_as(Some(LEARNER)),
@@ -308,7 +308,7 @@ impl PgLab {
 
     /// Opens a new session as the server's role `role` (lesson L8's
     /// owner, authority or worker), or as the lab's own user.
-    pub(crate) fn connect_as(&self, role: Option<&str>) -> Result<PgDestination, LabError> {
+    pub(crate) fn connect_as(&self, role: Option<&str>) -> Result<PgConnection, LabError> {
         let link = Arc::new(gate::Link::default());
         let notices = Arc::clone(&link);
         let mut config = config(&self.inner.conninfo, Some(&self.inner.schema), Wait::No)?;
@@ -320,7 +320,7 @@ impl PgLab {
         // Asked now, for every session alike: asked when a hook is first
         // armed, it would be one more statement in a watched call.
         let session: i32 = client.query_one("SELECT pg_backend_pid()", &[])?.get(0);
-        Ok(PgDestination {
+        Ok(PgConnection {
             client,
             link,
             lab: self.clone(),
@@ -471,7 +471,7 @@ impl Drop for Inner {
 
 /// The PostgreSQL track as the shared claims see any destination.
 impl Store for PgLab {
-    type Session = PgDestination;
+    type Session = PgConnection;
 
     fn connect(&self) -> Result<Self::Session, LabError> {
         PgLab::connect(self)
@@ -503,7 +503,7 @@ impl Store for PgLab {
 }
 
 /// A session as the shared claims drive it.
-impl Session for PgDestination {
+impl Session for PgConnection {
     fn apply(
         &mut self,
         resource: &str,
@@ -528,21 +528,21 @@ impl Session for PgDestination {
     }
 
     fn on_checkpoint(&mut self, hook: impl FnMut(Checkpoint) -> Result<(), LabError> + 'static) {
-        PgDestination::on_checkpoint(self, hook);
+        PgConnection::on_checkpoint(self, hook);
     }
 
     fn clear_checkpoint(&mut self) {
-        PgDestination::clear_checkpoint(self);
+        PgConnection::clear_checkpoint(self);
     }
 
     fn unobserved(&self) -> Option<&'static str> {
-        PgDestination::unobserved(self)
+        PgConnection::unobserved(self)
     }
 }
 
 /// The counterexamples (`crate::counterexample`) run on a PostgreSQL
 /// session as on a SQLite connection.
-impl Direct for PgDestination {
+impl Direct for PgConnection {
     fn query_i64(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<i64>, LabError> {
         Ok(self
             .client()
@@ -556,7 +556,7 @@ impl Direct for PgDestination {
     }
 
     fn hooks(&self) -> Rc<Hooks> {
-        PgDestination::hooks(self)
+        PgConnection::hooks(self)
     }
 }
 
@@ -602,7 +602,7 @@ impl RowLocks for PgLab {
         PgLab::hold_row_lock(self, resource)
     }
 
-    fn backend_pid(session: &mut PgDestination, _call: Call) -> Result<i32, LabError> {
+    fn backend_pid(session: &mut PgConnection, _call: Call) -> Result<i32, LabError> {
         session.backend_pid()
     }
 
@@ -663,7 +663,7 @@ fn config(conninfo: &str, schema: Option<&str>, wait: Wait) -> Result<Config, La
 /// It is `Send`: while a call with a hook runs, the learner's code uses it
 /// on a thread of its own, and the calling thread runs the hook (see
 /// `src/pg/gate.rs`). The hook itself stays on the thread that installed it.
-pub struct PgDestination {
+pub struct PgConnection {
     /// The session (lock timeout 1 ms, this lab's schema).
     client: Client,
     /// What the learner's thread shares with the thread serving its
@@ -677,19 +677,19 @@ pub struct PgDestination {
     session: i32,
 }
 
-impl PgDestination {
+impl PgConnection {
     /// Begins a transaction at READ COMMITTED, PostgreSQL's default. It
     /// locks nothing by itself: rows are locked by the statements that
     /// touch them ([`PgTx::lock_row`] first of all).
     pub fn begin(&mut self) -> Result<PgTx<'_>, LabError> {
-        let PgDestination { client, link, .. } = self;
+        let PgConnection { client, link, .. } = self;
         PgTx::begin(client, &**link)
     }
 
     /// What the learner's code gets for one call: a transaction can be
     /// begun on this session, and nothing else.
     pub(crate) fn exercise(&mut self) -> fencing_lab_api::pg::PgDestination<'_> {
-        let PgDestination { client, link, .. } = self;
+        let PgConnection { client, link, .. } = self;
         fencing_lab_api::pg::PgDestination::new(client, &**link)
     }
 
@@ -733,7 +733,7 @@ impl PgDestination {
     }
 }
 
-impl Drop for PgDestination {
+impl Drop for PgConnection {
     fn drop(&mut self) {
         gate::forget(self.id);
     }

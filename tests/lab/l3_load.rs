@@ -12,7 +12,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::thread;
 
-use fencing_lab::{Destination, Journal, Lab, LabError, Outcome, describe_error};
+use fencing_lab::{Journal, Lab, LabConnection, LabError, Outcome, describe_error};
 use rstest::rstest;
 
 use crate::support::*;
@@ -147,7 +147,7 @@ struct Authority {
 /// Opens a connection, trying again on contention: threads that open the
 /// file at the same moment can find it busy (in WAL mode, while one of them
 /// builds the shared index).
-fn connect(lab: &Lab) -> Result<Destination, LabError> {
+fn connect(lab: &Lab) -> Result<LabConnection, LabError> {
     for _ in 0..MAX_ATTEMPTS {
         match lab.connect() {
             Err(LabError::Contention) => thread::yield_now(),

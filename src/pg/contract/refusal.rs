@@ -12,7 +12,7 @@ use postgres::error::DbError;
 
 use crate::LabError;
 use crate::claims::PG_CONTRACT;
-use crate::pg::PgDestination;
+use crate::pg::PgConnection;
 
 /// The call a refusal answered: what its error needs besides the numbers.
 struct Called<'a> {
@@ -195,7 +195,7 @@ pub(super) fn helpers() -> String {
 /// statement's transaction back and let its row locks go; the next step of
 /// a test, on another session, must not meet them.
 pub(super) fn settled<T>(
-    db: &mut PgDestination,
+    db: &mut PgConnection,
     result: Result<T, LabError>,
 ) -> Result<T, LabError> {
     if result.is_err() {

@@ -9,7 +9,7 @@ use super::refusal::{refusal, settled};
 use super::{AUTHORITY, OWNER, SqlLab, WORKER};
 use crate::checkpoint::{Checkpoint, Hooks};
 use crate::counterexample::{Direct, Param};
-use crate::pg::{Call, PgDestination, gate};
+use crate::pg::{Call, PgConnection, gate};
 use crate::{LabError, Outcome};
 
 /// A hook shared by the sessions of one [`SqlSession`].
@@ -19,9 +19,9 @@ type SharedHook = Rc<RefCell<Box<dyn FnMut(Checkpoint) -> Result<(), LabError>>>
 /// session per role, each opened on first use (see the module's docs).
 pub struct SqlSession {
     lab: SqlLab,
-    worker: Option<PgDestination>,
-    authority: Option<PgDestination>,
-    owner: Option<PgDestination>,
+    worker: Option<PgConnection>,
+    authority: Option<PgConnection>,
+    owner: Option<PgConnection>,
     hook: Option<SharedHook>,
 }
 
@@ -39,7 +39,7 @@ impl SqlSession {
 
     /// The session logged in as `role`, opened with this session's hook if
     /// it is not open yet.
-    fn as_role(&mut self, role: &'static str) -> Result<&mut PgDestination, LabError> {
+    fn as_role(&mut self, role: &'static str) -> Result<&mut PgConnection, LabError> {
         let slot = match role {
             WORKER => &mut self.worker,
             AUTHORITY => &mut self.authority,
@@ -66,7 +66,7 @@ impl SqlSession {
         self.as_role(role)?.backend_pid()
     }
 
-    fn open(&mut self) -> impl Iterator<Item = &mut PgDestination> {
+    fn open(&mut self) -> impl Iterator<Item = &mut PgConnection> {
         [&mut self.worker, &mut self.authority, &mut self.owner]
             .into_iter()
             .flatten()
@@ -205,7 +205,7 @@ impl SqlLab {
 /// One call of the `apply` function on `db`, as whichever role `db` is
 /// logged in as, its answer read and its refusal typed.
 fn call_apply(
-    db: &mut PgDestination,
+    db: &mut PgConnection,
     resource: &str,
     generation: i64,
     request_id: &str,
@@ -235,7 +235,7 @@ fn call_apply(
 /// One call of the `install_generation` function on `db`, as whichever
 /// role `db` is logged in as, its refusal typed.
 pub(super) fn call_install_generation(
-    db: &mut PgDestination,
+    db: &mut PgConnection,
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {

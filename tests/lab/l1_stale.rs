@@ -4,6 +4,10 @@
 use fencing_lab::scenes;
 use rstest::rstest;
 
+// One file, a module per destination: compiled by `main.rs` for SQLite, and
+// through `#[path]` by `postgres.rs` for PostgreSQL and `postgres_sql.rs`
+// for lesson 8's SQL functions. `super` is that destination's module, so
+// `Lab`, `claim` and `lab` are its own.
 use super::{Lab, claim, lab};
 use crate::support::*;
 

@@ -28,6 +28,10 @@ use std::rc::Rc;
 use fencing_lab::claims::Track;
 use fencing_lab::{LabError, Outcome, Record, Session, Store, describe, describe_error};
 
+// One file, a module per destination: compiled by `main.rs` for SQLite, and
+// through `#[path]` by `postgres.rs` for PostgreSQL and `postgres_sql.rs`
+// for lesson 8's SQL functions. `super` is that destination's module, so
+// `Lab`, `claim` and `model_lab` are its own.
 use super::{Lab, claim, model_lab};
 use crate::support::*;
 

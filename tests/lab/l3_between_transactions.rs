@@ -7,6 +7,9 @@
 use fencing_lab::scenes::l3;
 use rstest::rstest;
 
+// One file, a module per destination: compiled by `main.rs` for SQLite, and
+// through `#[path]` by `postgres.rs` for PostgreSQL. `super` is that
+// destination's module, so `Lab`, `claim` and `lab` are its own.
 use super::{Lab, claim, lab};
 
 /// An install made between two transactions of one apply is seen by the

@@ -7,6 +7,10 @@ use fencing_lab::MAX_REQUEST_ID_BYTES;
 use fencing_lab::scenes::l4::{self, Refusal};
 use rstest::rstest;
 
+// One file, a module per destination: compiled by `main.rs` for SQLite, and
+// through `#[path]` by `postgres.rs` for PostgreSQL and `postgres_sql.rs`
+// for lesson 8's SQL functions. `super` is that destination's module, so
+// `Lab`, `claim` and `lab` are its own.
 use super::{Lab, claim, lab};
 
 /// The same intent twice: one effect, and the second answer is the first.

@@ -5,6 +5,9 @@
 use fencing_lab::scenes::l5;
 use rstest::rstest;
 
+// One file, a module per destination: compiled by `main.rs` for SQLite, and
+// through `#[path]` by `postgres.rs` for PostgreSQL. `super` is that
+// destination's module, so `Lab`, `claim` and `lab` are its own.
 use super::{Lab, claim, lab};
 
 /// A bad recovery restores generation 1: its holders are accepted again,

@@ -31,6 +31,7 @@
 
 mod claim_page;
 mod class_page;
+mod failing;
 mod grid;
 mod message;
 mod submission_page;
@@ -117,12 +118,17 @@ enum Order {
     Points,
 }
 
-/// The start of every page: its title and style, and `script` when given.
-fn head(page: &mut String, title: &str, script: bool) {
+/// The start of every page: its title and style; on a class page
+/// (`class`), the rules that open the grid's lessons and the sort script.
+fn head(page: &mut String, title: &str, class: bool) {
     page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     let _ = writeln!(page, "<title>{}</title>", escape(title));
-    let _ = writeln!(page, "<style>\n{STYLE}</style>");
-    if script {
+    let _ = write!(page, "<style>\n{STYLE}");
+    if class {
+        page.push_str(&grid::toggle_rules());
+    }
+    page.push_str("</style>\n");
+    if class {
         let _ = writeln!(
             page,
             "<script>\n'use strict';\naddEventListener('DOMContentLoaded', function () {{\n{SCRIPT}}});\n</script>"

@@ -529,3 +529,110 @@ fn rates_row(page: &mut String, columns: &Columns, rows: usize) {
     }
     page.push_str("</tr>\n");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row on SQLite: `verdict` for every claim, `short` its result.
+    fn row(name: &str, verdict: &str, short: &str) -> Row {
+        let (scored, unscored) = claims_on(Track::Sqlite);
+        let claims = scored
+            .iter()
+            .chain(&unscored)
+            .map(|claim| {
+                let earned = if verdict == "pass" { claim.points } else { 0 };
+                (claim.id.to_owned(), verdict.to_owned(), earned)
+            })
+            .collect();
+        Row {
+            name: name.to_owned(),
+            status: "fail".to_owned(),
+            short: short.to_owned(),
+            flags: 0,
+            held: false,
+            submitted: vec!["sqlite".to_owned()],
+            tracks: vec![TrackRow {
+                track: "sqlite".to_owned(),
+                claims,
+            }],
+        }
+    }
+
+    /// A row's cells: each one's class and colspan.
+    fn cells(tr: &str) -> Vec<(String, usize)> {
+        let attribute = |cell: &str, name: &str| {
+            let open = &cell[..cell.find('>').unwrap_or(cell.len())];
+            open.split_once(&format!("{name}=\""))
+                .and_then(|(_, rest)| rest.split_once('"'))
+                .map(|(value, _)| value.to_owned())
+        };
+        tr.split("<t")
+            .skip(1)
+            .filter(|cell| cell.starts_with('d') || cell.starts_with('h'))
+            .map(|cell| {
+                let span = attribute(cell, "colspan").map_or(1, |span| span.parse().unwrap());
+                (attribute(cell, "class").unwrap_or_default(), span)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_row_has_a_summary_per_lesson_and_a_column_per_claim() {
+        let rows = [
+            row("all-pass", "pass", "pass"),
+            row("all-fail", "fail", "fail: L1.1"),
+            row("broken", "error", "does not compile"),
+        ];
+        let refs: Vec<&Row> = rows.iter().collect();
+        let mut page = String::new();
+        grid(&mut page, &refs, Track::Sqlite, 0, Order::Name);
+        let columns = Columns::new(&refs, Track::Sqlite, 0);
+        let body = &page[page.find("<tbody>").unwrap()..];
+        let trs: Vec<&str> = body.split("<tr").skip(1).collect();
+        assert_eq!(trs.len(), rows.len() + 1, "the rows and the foot");
+        for tr in trs {
+            let cells = cells(tr);
+            let always: usize = cells
+                .iter()
+                .filter(|(class, _)| !class.contains("claim"))
+                .map(|(_, span)| span)
+                .sum();
+            assert_eq!(always, 4 + columns.groups.len(), "{tr}");
+            for group in &columns.groups {
+                let shown: usize = cells
+                    .iter()
+                    .filter(|(class, _)| {
+                        class.contains(&format!("in-{} ", group.key))
+                            || class.ends_with(&format!("in-{}", group.key))
+                    })
+                    .map(|(_, span)| span)
+                    .sum();
+                assert_eq!(shown, group.claims.len(), "{} in {tr}", group.key);
+            }
+        }
+        assert!(page.contains("<td class=\"nocompile\" colspan=\"7\"><a href=\"broken/index.html#error\">does not compile</a>"));
+        assert!(page.contains("all 36 claims</a>"));
+        // Every label opens a checkbox on the page, and every group has a rule.
+        let rules = toggle_rules();
+        for (_, rest) in page
+            .match_indices("<label for=\"")
+            .map(|(at, _)| page.split_at(at + 12))
+        {
+            let id = &rest[..rest.find('"').unwrap()];
+            assert!(
+                page.contains(&format!(
+                    "<input type=\"checkbox\" class=\"open open-{}\" id=\"{id}\"",
+                    id.rsplit('-').next().unwrap()
+                )),
+                "{id}"
+            );
+        }
+        for group in &columns.groups {
+            assert!(rules.contains(&format!(
+                ".open-{key}:checked ~ .scroll .in-{key} ",
+                key = group.key
+            )));
+        }
+    }
+}

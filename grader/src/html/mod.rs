@@ -4,12 +4,15 @@
 //!
 //! - `index.html`: per graded track, a grid of submissions by claims. Each
 //!   row starts with what stays in place while the claims scroll beside it:
-//!   the name, the points, the status and the flags. The claims worth points
-//!   come grouped by lesson; the claims worth 0 points (the load test) come
-//!   apart, after them, and count in no lesson's pass rate and in no
-//!   "hardest claim". Every cell links to its verdict on the submission's
-//!   page. A submission that does not compile shows that, in one cell, not
-//!   a "?" per claim.
+//!   the name, the points, the status, which names every claim the row did
+//!   not pass (each a link to its failure), and the flags. Then one summary
+//!   cell per lesson, the row's points on it, all of them on a 1280 px
+//!   screen; a lesson opens into its claims, a column each (a checkbox that
+//!   CSS reads, no script). The claims worth 0 points (the load test) make
+//!   a group apart, after the lessons, and count in no lesson's pass rate
+//!   and in no "hardest claim". Every claim's cell links to its verdict on
+//!   the submission's page. A submission that does not compile shows that,
+//!   in one cell, not a "?" per claim.
 //! - `by-points.html`: the same, sorted by points. The column heads sort
 //!   the grid in place when JavaScript runs (by name, by points, by a claim:
 //!   its failures first); without it they lead to `index.html`,
@@ -25,7 +28,8 @@
 //! same pages, whether graded in one go, in shards, or with any `-j`.
 //!
 //! The parts: `class_page` and its `grid` (a track's table of submissions
-//! by claims), `submission_page`, `claim_page`; `message`, a failure's
+//! by claims, whose status cells `failing` writes), `submission_page`,
+//! `claim_page`; `message`, a failure's
 //! message as fields; `text`, escaping and links; `style.css` and
 //! `sort.js`, inlined in every page.
 

@@ -43,8 +43,11 @@ pub(super) fn class_page(rows: &[Row], sandbox: bool, order: Order, tracks: &[Tr
         "<p class=\"legend\"><span class=\"pass\">&#10003; pass</span>\
          <span class=\"fail\">&#10007; fail</span>\
          <span class=\"error\">? no result</span> \
-         A cell leads to its verdict. The outlined rate is the claim the class passes least; \
-         claims worth 0 points stand apart, at the right, and count in no pass rate of a lesson.</p>\n",
+         A row's status names the claims it did not pass, each a link to its failure. A lesson's \
+         cell holds the points the row earned on it; click it (or its head, or a box above the \
+         grid) to show or hide the lesson's claims, where each cell leads to its verdict. The \
+         outlined rates are the claim the class passes least and its lesson; claims worth 0 \
+         points stand apart, in the last group, and count in no pass rate of a lesson.</p>\n",
     );
     page.push_str("</body>\n</html>\n");
     page

@@ -4,12 +4,15 @@
 //!
 //! - `index.html`: per graded track, a grid of submissions by claims. Each
 //!   row starts with what stays in place while the claims scroll beside it:
-//!   the name, the points, the status and the flags. The claims worth points
-//!   come grouped by lesson; the claims worth 0 points (the load test) come
-//!   apart, after them, and count in no lesson's pass rate and in no
-//!   "hardest claim". Every cell links to its verdict on the submission's
-//!   page. A submission that does not compile shows that, in one cell, not
-//!   a "?" per claim.
+//!   the name, the points, the status, which names every claim the row did
+//!   not pass (each a link to its failure), and the flags. Then one summary
+//!   cell per lesson, the row's points on it, all of them on a 1280 px
+//!   screen; a lesson opens into its claims, a column each (a checkbox that
+//!   CSS reads, no script). The claims worth 0 points (the load test) make
+//!   a group apart, after the lessons, and count in no lesson's pass rate
+//!   and in no "hardest claim". Every claim's cell links to its verdict on
+//!   the submission's page. A submission that does not compile shows that,
+//!   in one cell, not a "?" per claim.
 //! - `by-points.html`: the same, sorted by points. The column heads sort
 //!   the grid in place when JavaScript runs (by name, by points, by a claim:
 //!   its failures first); without it they lead to `index.html`,
@@ -25,12 +28,14 @@
 //! same pages, whether graded in one go, in shards, or with any `-j`.
 //!
 //! The parts: `class_page` and its `grid` (a track's table of submissions
-//! by claims), `submission_page`, `claim_page`; `message`, a failure's
+//! by claims, whose status cells `failing` writes), `submission_page`,
+//! `claim_page`; `message`, a failure's
 //! message as fields; `text`, escaping and links; `style.css` and
 //! `sort.js`, inlined in every page.
 
 mod claim_page;
 mod class_page;
+mod failing;
 mod grid;
 mod message;
 mod submission_page;
@@ -117,12 +122,17 @@ enum Order {
     Points,
 }
 
-/// The start of every page: its title and style, and `script` when given.
-fn head(page: &mut String, title: &str, script: bool) {
+/// The start of every page: its title and style; on a class page
+/// (`class`), the rules that open the grid's lessons and the sort script.
+fn head(page: &mut String, title: &str, class: bool) {
     page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     let _ = writeln!(page, "<title>{}</title>", escape(title));
-    let _ = writeln!(page, "<style>\n{STYLE}</style>");
-    if script {
+    let _ = write!(page, "<style>\n{STYLE}");
+    if class {
+        page.push_str(&grid::toggle_rules());
+    }
+    page.push_str("</style>\n");
+    if class {
         let _ = writeln!(
             page,
             "<script>\n'use strict';\naddEventListener('DOMContentLoaded', function () {{\n{SCRIPT}}});\n</script>"

@@ -83,7 +83,7 @@ impl fmt::Display for Checkpoint {
             Checkpoint::BeforeRecord => "before the record",
             Checkpoint::BeforeInstall => "before the install",
             // The hints find a pause between transactions by these words.
-            Checkpoint::TransactionEnded => lab_claims::hints::TRANSACTION_ENDED,
+            Checkpoint::TransactionEnded => lab_claims::facts::words::TRANSACTION_ENDED,
             Checkpoint::WorkerChecked => "after the worker's check",
         })
     }

@@ -17,6 +17,7 @@
 //! when asked for (`cargo grade --hint L4.9`, once for level 2, again for
 //! level 3).
 
+use crate::facts::{Answer, Facts, Met, Observed, Pause, Recorded};
 use crate::{Claim, Track};
 
 mod premise;
@@ -58,52 +59,32 @@ pub fn by_id(id: &str, track: Track) -> Option<Hint> {
         .or_else(|| crate::claim(id).map(|claim| for_claim(claim, track)))
 }
 
-/// The words of the checkpoint between two transactions of one call, as
-/// its `Display` prints them; a step that paused there names them.
-pub const TRANSACTION_ENDED: &str = "after one of its transactions ended";
-
-/// What a step says when the test's install got in while the call was
-/// paused at a read: the pause fell before the check that decided, or the
-/// call read without its lock.
-pub const INSTALL_GOT_IN: &str = "and another install got in";
-
-/// The words a step ends with when the worker's own temporary relations,
-/// named like the lab's tables, are in place (lesson L8). Such a step
-/// follows the same call made without them, which passed: when it fails,
-/// the relations made the difference.
-pub const WORKER_TEMPORARY_RELATIONS: &str = "with the worker's temporary relations in place";
-
-/// The hint for a step of `claim` on `track` (what the test did, `step`)
-/// that expected `expected` and got `got`, all three as the failure prints
-/// them: the one the observation selects, if what it takes for granted
-/// holds for this step ([`premise`]), or else a neutral one that names the
-/// printed difference and asks about it.
-pub fn for_step(claim: &Claim, track: Track, step: &str, expected: &str, got: &str) -> Hint {
-    let id = selected(claim, track, step, expected, got);
-    let shown = premise::Step::new(step, expected, got);
-    let id = if premise::holds(id, &shown) {
+/// The hint for a failing step of `claim` on `track`, chosen on what
+/// happened (`facts`): the one the observation selects, if what it takes
+/// for granted holds for these facts ([`premise`]), or else a neutral one
+/// that names the difference and asks about it.
+pub fn for_step(claim: &Claim, track: Track, facts: &Facts) -> Hint {
+    let id = selected(claim, track, facts);
+    let id = if premise::holds(id, facts) {
         id
     } else {
-        neutral(&shown)
+        neutral(facts)
     };
     by_id(id, track).unwrap_or_else(|| for_claim(claim, track))
 }
 
-/// Whether hint `id`'s premise holds for a step that printed `step`,
-/// `expected` and `got`: what `.ci/hint-premises` asks of every failure a
-/// graded run printed.
-pub fn premise_holds(id: &str, step: &str, expected: &str, got: &str) -> bool {
-    premise::holds(id, &premise::Step::new(step, expected, got))
+/// Whether hint `id`'s premise holds for `facts`.
+pub fn premise_holds(id: &str, facts: &Facts) -> bool {
+    premise::holds(id, facts)
 }
 
 /// The neutral hint for a step whose selected hint takes something for
 /// granted that the step does not show: a fault the call relabelled, an
 /// answer of the right kind with other numbers, or another answer.
-fn neutral(step: &premise::Step<'_>) -> &'static str {
-    let (expected, got) = (Seen::of(step.expected), Seen::of(step.got));
-    if expected == Seen::Fault && got != Seen::Fault {
+fn neutral(facts: &Facts) -> &'static str {
+    if facts.expected.is(|a| *a == Answer::Fault) && !facts.got.is(|a| *a == Answer::Fault) {
         "fault-relabelled"
-    } else if expected == got && premise::holds("other-numbers", step) {
+    } else if premise::holds("other-numbers", facts) {
         "other-numbers"
     } else {
         "answer-differs"
@@ -112,78 +93,63 @@ fn neutral(step: &premise::Step<'_>) -> &'static str {
 
 /// The hint the observation selects, by id (a claim's id for its own
 /// hint), before its premise is checked.
-fn selected(claim: &Claim, track: Track, step: &str, expected: &str, got: &str) -> &'static str {
-    let seen = Seen::of(got);
+fn selected(claim: &Claim, track: Track, facts: &Facts) -> &'static str {
+    let (expected, got) = (&facts.expected, &facts.got);
     // A stub or a panic says the same thing on every track.
-    match seen {
-        Seen::NotImplemented => return "not-implemented",
-        Seen::Panicked => return "panicked",
+    match got.answer() {
+        Some(Answer::NotImplemented) => return "not-implemented",
+        Some(Answer::Panicked) => return "panicked",
         _ => {}
     }
-    // The step shows the call paused between two of its own transactions
-    // (another actor acted there), and it failed.
-    if track != Track::Etcd && step.contains(TRANSACTION_ENDED) {
+    // The call was paused between two of its own transactions (another
+    // actor acted there), and the step failed.
+    if track != Track::Etcd && facts.held_at(Pause::BetweenTransactions) {
         return "decided-in-another-transaction";
     }
     // Two different requests at once, both answered applied, and the value
     // is not where both effects put it: one effect was lost.
-    if step.contains("ran to its end")
-        && got.matches("-> applied").count() == 2
-        && value_after(got) != value_after(expected)
-    {
+    if premise::holds("lost-update", facts) {
         return "lost-update";
     }
     // On etcd the destination is the lab's reference; what a step shows is
     // what the learner's worker did with its token and its request id.
-    let (expected, got) = first_difference(expected, got);
     if track == Track::Etcd {
         // What the observer read (a value the worker's job never wrote)
         // speaks for itself before the claim's own hint, which assumes
         // the job ran.
-        return etcd(expected, got)
-            .or_else(|| observed(Seen::of(expected), Seen::of(got), expected, got))
-            .unwrap_or(claim.id);
+        return etcd(facts).or_else(|| observed(facts)).unwrap_or(claim.id);
     }
     // An install got in while the call was paused after a read, and the
     // call then met contention: the install had committed by then, so the
     // call could not take the lock it had put off taking.
-    if step.contains(INSTALL_GOT_IN) && Seen::of(got) == Seen::Contention {
+    if facts.held_at(Pause::InstallGotIn) && got.is(|a| *a == Answer::Contention) {
         return "lock-taken-after-the-read";
     }
     // The step's call found the worker's own temporary relations where it
     // looked for the lab's tables: the claim's own hint speaks to that.
-    if step.contains(WORKER_TEMPORARY_RELATIONS) {
+    if facts.held_at(Pause::WorkerRelations) {
         return claim.id;
     }
-    let (expected_seen, got_seen) = (Seen::of(expected), Seen::of(got));
     // The test ran another actor while a call of the learner's was paused,
     // and expected it to meet that call's lock.
-    if step.contains("while") && step.contains("paused") && expected_seen == Seen::Contention {
-        if got.contains("generation was read while") {
+    if facts.held_at(Pause::OthersActed) && expected.is(|a| *a == Answer::Contention) {
+        if facts.words.1.contains("generation was read while") {
             return "read-without-lock";
         }
-        match got_seen {
-            Seen::Contention => {}
-            Seen::Applied(_) | Seen::Installed => return "lock-not-held",
-            Seen::Stale
-            | Seen::NeverIssued
-            | Seen::NotHigher
-            | Seen::Replayed(_)
-            | Seen::Conflict
-            | Seen::Unknown
-            | Seen::Overflow
-            | Seen::BadInput
-            | Seen::IdTooLong => return "contention-answered",
-            _ => {}
+        match got.answer() {
+            Some(Answer::Contention) | None => {}
+            Some(Answer::Applied(_) | Answer::Installed) => return "lock-not-held",
+            Some(answer) if answer.verdict() => return "contention-answered",
+            Some(_) => {}
         }
     }
     // An explorer's schedule whose first broken invariant is a retry
     // answered with another result than the original (`replay: worker 1's
     // retry returned 11, the original result was 1`).
-    if explorer_replay_differs(got) {
+    if explorer_replay_differs(&facts.words.1) {
         return "replay-wrong-result";
     }
-    observed(expected_seen, got_seen, expected, got).unwrap_or(claim.id)
+    observed(facts).unwrap_or(claim.id)
 }
 
 /// Whether an explorer's `got` starts with a retry answered with another
@@ -195,71 +161,37 @@ fn explorer_replay_differs(got: &str) -> bool {
     })
 }
 
-/// The number after `value ` in a step's line, if it names one.
-fn value_after(line: &str) -> Option<&str> {
-    let (_, rest) = line.split_once("value ")?;
-    rest.split([';', ' ']).next()
-}
-
 /// What an etcd worker's step shows: a token never installed, a worker that
 /// acted once it no longer held the authority, a token that does not rise,
-/// a retry that was not the same request. Both lines as
-/// [`first_difference`] leaves them.
-fn etcd(expected: &str, got: &str) -> Option<&'static str> {
-    let applied = matches!(Seen::of(got), Seen::Applied(_));
-    let done = applied || matches!(Seen::of(got), Seen::Replayed(_));
-    Some(if got.contains("generation never issued") {
+/// a retry that was not the same request. A worker's report is prose; its
+/// answer is read as an answer, the rest as its words.
+fn etcd(facts: &Facts) -> Option<&'static str> {
+    let (expected, got) = (&facts.expected, &facts.got);
+    let (expected_words, got_words) = (&facts.words.0, &facts.words.1);
+    let applied = got.is(|a| matches!(a, Answer::Applied(_)));
+    let done = applied || got.is(|a| matches!(a, Answer::Replayed(_)));
+    Some(if got_words.contains("generation never issued") {
         "etcd-token-not-installed"
-    } else if done && got.contains("apply called 0 time(s)") {
+    } else if done && got_words.contains("apply called 0 time(s)") {
         "etcd-done-without-applying"
     } else if applied
-        && (expected.contains("stop")
-            || expected.contains("refused")
-            || expected.starts_with("rejected: stale"))
+        && (expected_words.contains("stop")
+            || expected_words.contains("refused")
+            || expected_words.starts_with("rejected: stale"))
     {
         "etcd-acted-without-authority"
-    } else if got.starts_with("generation 1") && expected.contains("above") {
+    } else if got_words.starts_with("generation 1") && expected_words.contains("above") {
         "etcd-token-not-rising"
-    } else if matches!(Seen::of(expected), Seen::Replayed(_)) && applied
+    } else if expected.is(|a| matches!(a, Answer::Replayed(_))) && applied
         || matches!(
-            (Seen::of(expected), Seen::of(got)),
-            (Seen::Records, Seen::Records)
+            (expected, got),
+            (Observed::Records(_), Observed::Records(_))
         )
     {
         "etcd-request-id"
     } else {
         return None;
     })
-}
-
-/// The part of a step's two lines that tells them apart: their first lines
-/// (what follows is the test's detail, such as a crash test's trials), less
-/// a child process's `apply returned `, and of answers joined by ` and ` (a
-/// model's step that delivered twice) the first pair that differs.
-fn first_difference<'a>(expected: &'a str, got: &'a str) -> (&'a str, &'a str) {
-    let first = |line: &'a str| {
-        let line = line.lines().next().unwrap_or_default();
-        line.strip_prefix("apply returned ").unwrap_or(line)
-    };
-    let (expected, got) = (first(expected), first(got));
-    let (expected, got) = expected
-        .split(" and ")
-        .zip(got.split(" and "))
-        .find(|(expected, got)| expected != got)
-        .unwrap_or((expected, got));
-    // Answers of several callers (`r1 -> …; r2 -> …; value …`): the first
-    // caller answered otherwise, less its name.
-    if !(expected.contains(" -> ") && got.contains(" -> ")) {
-        return (expected, got);
-    }
-    let answer = |part: &'a str| part.split_once(" -> ").map_or(part, |(_, answer)| answer);
-    expected
-        .split("; ")
-        .zip(got.split("; "))
-        .find(|(expected, got)| expected != got && expected.contains(" -> "))
-        .map_or((expected, got), |(expected, got)| {
-            (answer(expected), answer(got))
-        })
 }
 
 /// The claim's own hint, for a step whose observation says nothing more
@@ -311,130 +243,34 @@ fn on_track(hint: Hint, track: Track) -> Hint {
     }
 }
 
-/// What one line of a failure says, as far as a hint cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Seen {
-    Applied(i64),
-    Replayed(i64),
-    Installed,
-    Stale,
-    NeverIssued,
-    NotHigher,
-    Conflict,
-    Unknown,
-    Overflow,
-    BadInput,
-    /// A request id past the contract's length, which the destination's
-    /// table refuses by itself.
-    IdTooLong,
-    /// The fault the test injected between a call's two writes: the call
-    /// was due to get that far.
-    Fault,
-    Contention,
-    DuplicateKey,
-    DatabaseError,
-    /// The lab's authorizer refused a statement of the code under test.
-    NotAllowed,
-    NotImplemented,
-    Panicked,
-    /// `generation G, value V`, the observer's view of a resource.
-    State {
-        generation: i64,
-        value: i64,
-    },
-    /// A list of records (or "no records").
-    Records,
-    /// What a test saw while a call was paused (`probe: …; install: …`).
-    Paused,
-    /// The checkpoint was never reached.
-    NeverReached,
-    Other,
-}
-
-impl Seen {
-    fn of(line: &str) -> Seen {
-        let number = |prefix: &str| {
-            line.strip_prefix(prefix)
-                .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit() && c != '-').next())
-                .and_then(|digits| digits.parse().ok())
-        };
-        if let Some(result) = number("applied, result ") {
-            return Seen::Applied(result);
-        }
-        if let Some(result) = number("replayed, original result ") {
-            return Seen::Replayed(result);
-        }
-        if line.contains("is not implemented yet") {
-            return Seen::NotImplemented;
-        }
-        if line.contains(" panicked: ") {
-            return Seen::Panicked;
-        }
-        let lower = line.to_lowercase();
-        let is = |text: &str| lower.starts_with(text);
-        if line == "installed" {
-            Seen::Installed
-        } else if is("rejected: stale generation") {
-            Seen::Stale
-        } else if is("rejected: generation never issued") {
-            Seen::NeverIssued
-        } else if is("rejected: generation not higher") {
-            Seen::NotHigher
-        } else if is("rejected: conflicting request") {
-            Seen::Conflict
-        } else if is("rejected: unknown resource") {
-            Seen::Unknown
-        } else if is("rejected: value overflow") {
-            Seen::Overflow
-        } else if is("rejected: request id too long") {
-            Seen::IdTooLong
-        } else if is("rejected: empty request id") || is("rejected: generation must be") {
-            Seen::BadInput
-        } else if is("injected fault") {
-            Seen::Fault
-        } else if is("contention") || is("serialization failure") {
-            Seen::Contention
-        } else if lower.contains("unique constraint") || lower.contains("duplicate key") {
-            // Anywhere in the line: an explorer's list of what each actor
-            // was answered carries it after the actor's name.
-            Seen::DuplicateKey
-        } else if is("not allowed in the lab") {
-            Seen::NotAllowed
-        } else if is("database error") || is("postgresql error") {
-            Seen::DatabaseError
-        } else if !paused_parts(line).is_empty() {
-            Seen::Paused
-        } else if is("(never reached") {
-            Seen::NeverReached
-        } else if line == "no records" || lower.contains(" delta ") && lower.contains(" result ") {
-            Seen::Records
-        } else if let Some((generation, value)) = state(line) {
-            Seen::State { generation, value }
-        } else {
-            Seen::Other
-        }
+/// Which observation hint fits a step, by what was expected and what
+/// came of it; `None` when the observation alone says nothing specific.
+fn observed(facts: &Facts) -> Option<&'static str> {
+    use Answer::*;
+    let (expected, got) = (&facts.expected, &facts.got);
+    if matches!(&facts.got_whole, Observed::Answers { answers, .. } if answers.iter().any(|(_, a)| *a == DuplicateKey))
+    {
+        return Some("duplicate-insert");
     }
-
-    fn refusal_by_generation(self) -> bool {
-        matches!(self, Seen::Stale | Seen::NeverIssued)
+    match (expected, got) {
+        (Observed::State { generation: a, .. }, Observed::State { generation: b, .. }) => {
+            return Some(if a == b {
+                "value-differs"
+            } else {
+                "generation-differs"
+            });
+        }
+        (Observed::Records(due), Observed::Records(found)) => return Some(records(due, found)),
+        (Observed::Met(due), Observed::Met(met)) => return paused(due, met),
+        (Observed::Met(_), Observed::NeverReached) => return Some("checkpoint-not-reached"),
+        _ => {}
     }
-}
-
-/// `generation G, value V`.
-fn state(line: &str) -> Option<(i64, i64)> {
-    let (generation, value) = line.strip_prefix("generation ")?.split_once(", value ")?;
-    Some((generation.parse().ok()?, value.parse().ok()?))
-}
-
-/// Which observation hint fits a step that expected `expected` and got
-/// `got`; `None` when the observation alone says nothing specific.
-fn observed(
-    expected: Seen,
-    got: Seen,
-    expected_line: &str,
-    got_line: &str,
-) -> Option<&'static str> {
-    use Seen::*;
+    // Anything else that is not an answer (a state where an answer was
+    // due) is, as far as the answer goes, some other answer.
+    let (expected, got) = (
+        expected.answer().unwrap_or(&Other),
+        got.answer().unwrap_or(&Other),
+    );
     Some(match (expected, got) {
         (_, DuplicateKey) => "duplicate-insert",
         // Input that is never valid, met by a database constraint instead of
@@ -456,19 +292,16 @@ fn observed(
         (_, BadInput | IdTooLong | Overflow) => "valid-input-refused",
         (Unknown, _) => "unknown-resource",
         (_, Unknown) => "known-resource-refused",
-        (Stale | NeverIssued, Replayed(_)) => "stale-replayed",
-        (Stale | NeverIssued, Conflict) => "stale-compared-with-record",
-        (Stale, NeverIssued) | (NeverIssued, Stale) => "stale-or-never-issued",
-        (Stale | NeverIssued, _) => "generation-accepted",
+        (Stale(_) | NeverIssued(_), Replayed(_)) => "stale-replayed",
+        (Stale(_) | NeverIssued(_), Conflict) => "stale-compared-with-record",
+        (Stale(_), NeverIssued(_)) | (NeverIssued(_), Stale(_)) => "stale-or-never-issued",
+        (Stale(_) | NeverIssued(_), _) => "generation-accepted",
         // A refusal whose own numbers say the presented generation is the
         // installed one: not a comparison with the wrong generation.
-        (Applied(_) | Replayed(_), got)
-            if got.refusal_by_generation() && premise::refusal_numbers_agree(got_line) =>
-        {
+        (Applied(_) | Replayed(_), got) if got.refused_by_generation() && got.numbers_agree() => {
             "refusal-numbers-agree"
         }
-        (Applied(_) | Replayed(_), got) if got.refusal_by_generation() => "current-refused",
-        (Fault, got) if got.refusal_by_generation() => "current-refused",
+        (Applied(_) | Replayed(_) | Fault, got) if got.refused_by_generation() => "current-refused",
         // The fault was swallowed: the call answered as if its writes
         // had all gone in.
         (Fault, Applied(_) | Installed) => "fault-relabelled",
@@ -480,61 +313,25 @@ fn observed(
         (Conflict, Applied(_)) => "conflict-applied",
         (NotHigher, Installed) => "install-not-higher",
         (Installed, NotHigher) => "install-refused",
-        (
-            State { generation, .. },
-            State {
-                generation: got, ..
-            },
-        ) if generation != got => "generation-differs",
-        (State { .. }, State { .. }) => "value-differs",
-        (Records, Records) => records(expected_line, got_line),
-        (Paused, Paused) => return paused(expected_line, got_line),
-        (Paused, NeverReached) => "checkpoint-not-reached",
         _ => return None,
     })
 }
 
-/// What a test did while a call was paused, part by part: `probe: …`,
-/// `install fund-A: …`, `apply: …`, each with what it met.
-fn paused_parts(line: &str) -> Vec<(&str, &str)> {
-    line.split("; ")
-        .filter_map(|part| part.split_once(": "))
-        .filter(|(what, _)| {
-            ["probe", "install", "apply", "the authority", "worker"]
-                .iter()
-                .any(|actor| {
-                    what == actor
-                        || what.starts_with(&format!("{actor} "))
-                        || what.starts_with(&format!("{actor}'"))
-                })
-        })
-        .collect()
-}
-
-/// What the test met while a call was paused, against what it should have
-/// met: an actor that got through a lock the call should have held
-/// (`lock-not-held`), one that was answered with a verdict where the lock
+/// What the actors the test ran while a call was paused met, against what
+/// each should have met: one that got through a lock the call should have
+/// held (`lock-not-held`), one answered with a verdict where the lock
 /// should have said contention (`contention-answered`), or one kept out of
 /// what the call does not touch (`lock-too-wide`).
-fn paused(expected: &str, got: &str) -> Option<&'static str> {
-    let (expected, got) = (paused_parts(expected), paused_parts(got));
-    let through = premise::through;
-    let pairs = || {
-        expected.iter().filter_map(|(what, due)| {
-            got.iter()
-                .find(|(other, _)| other == what)
-                .map(|(_, met)| (*due, *met))
-        })
-    };
+fn paused(due: &[Met], met: &[Met]) -> Option<&'static str> {
     let mut found = None;
-    for (due, met) in pairs() {
-        if due.starts_with("contention") && through(met) {
+    for (due, met) in premise::pairs(due, met) {
+        if *due == Answer::Contention && met.through() {
             return Some("lock-not-held");
         }
-        if due.starts_with("contention") && !met.starts_with("contention") {
+        if *due == Answer::Contention && *met != Answer::Contention {
             found = Some("contention-answered");
         }
-        if through(due) && met.starts_with("contention") {
+        if due.through() && *met == Answer::Contention {
             found = found.or(Some("lock-too-wide"));
         }
     }
@@ -543,14 +340,15 @@ fn paused(expected: &str, got: &str) -> Option<&'static str> {
 
 /// Which records hint fits: none where some were due, some where none were,
 /// or the same requests with other contents.
-fn records(expected: &str, got: &str) -> &'static str {
-    let (expected_ids, got_ids) = (premise::record_ids(expected), premise::record_ids(got));
-    let within = |small: &[String], large: &[String]| small.iter().all(|id| large.contains(id));
-    if expected_ids == got_ids {
+fn records(due: &[Recorded], found: &[Recorded]) -> &'static str {
+    let (due_ids, found_ids) = (premise::ids(due), premise::ids(found));
+    let within =
+        |small: &[(&str, &str)], large: &[(&str, &str)]| small.iter().all(|id| large.contains(id));
+    if due_ids == found_ids {
         "record-differs"
-    } else if within(&got_ids, &expected_ids) {
+    } else if within(&found_ids, &due_ids) {
         "record-missing"
-    } else if within(&expected_ids, &got_ids) {
+    } else if within(&due_ids, &found_ids) {
         "record-on-refusal"
     } else {
         "records-differ"

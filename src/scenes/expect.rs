@@ -1,7 +1,8 @@
 //! The outcomes a claim expects, spelled the way the destination's answers
 //! read ([`crate::describe`]), for the scenes and the graded tests alike.
 
-use crate::{LabError, Outcome, Record, describe_error};
+use crate::claims::facts::{Answer, Observed, Recorded};
+use crate::{LabError, Outcome, Record, State, describe, describe_error};
 
 /// What a successful install reads.
 pub const INSTALLED: &str = "installed";
@@ -12,6 +13,87 @@ pub fn describe_install(result: &Result<(), LabError>) -> String {
         Ok(()) => INSTALLED.to_owned(),
         Err(error) => describe_error(error),
     }
+}
+
+/// What a call of `apply` was answered, as a fact: its kind and numbers,
+/// taken from the value itself, never from how it prints.
+pub fn answer(result: &Result<Outcome, LabError>) -> Answer {
+    match result {
+        Ok(Outcome::Applied { result }) => Answer::Applied(*result),
+        Ok(Outcome::Replayed { result }) => Answer::Replayed(*result),
+        Err(error) => refusal(error),
+    }
+}
+
+/// What a call of `install_generation` was answered, as a fact.
+pub fn install_answer(result: &Result<(), LabError>) -> Answer {
+    match result {
+        Ok(()) => Answer::Installed,
+        Err(error) => refusal(error),
+    }
+}
+
+/// An error as a fact: the kind of refusal or failure it is.
+pub fn refusal(error: &LabError) -> Answer {
+    match error {
+        LabError::Stale {
+            presented,
+            installed,
+        } => Answer::Stale(Some((*presented, *installed))),
+        LabError::NeverIssued {
+            presented,
+            installed,
+        } => Answer::NeverIssued(Some((*presented, *installed))),
+        LabError::NotHigher { .. } => Answer::NotHigher,
+        LabError::Conflict { .. } => Answer::Conflict,
+        LabError::UnknownResource(_) => Answer::Unknown,
+        LabError::EmptyRequestId | LabError::GenerationBelowOne(_) => Answer::BadInput,
+        LabError::RequestIdTooLong => Answer::IdTooLong,
+        LabError::Overflow { .. } => Answer::Overflow,
+        LabError::Contention | LabError::SerializationFailure => Answer::Contention,
+        LabError::NotAllowed(_) => Answer::NotAllowed,
+        LabError::InjectedFault(_) => Answer::Fault,
+        LabError::NotImplemented { .. } => Answer::NotImplemented,
+        LabError::Panicked { .. } => Answer::Panicked,
+        LabError::Database(source) => database(&source.to_string()),
+        #[cfg(feature = "postgres")]
+        LabError::Postgres(_) => database(&describe_error(error)),
+        _ => Answer::Other,
+    }
+}
+
+/// A database's failure: a second row with the same key, or another.
+fn database(message: &str) -> Answer {
+    let message = message.to_lowercase();
+    if message.contains("unique constraint") || message.contains("duplicate key") {
+        Answer::DuplicateKey
+    } else {
+        Answer::DatabaseError
+    }
+}
+
+/// The observer's view of a resource, as a fact.
+pub fn state_fact(state: &State) -> Observed {
+    Observed::State {
+        generation: state.generation,
+        value: state.value,
+    }
+}
+
+/// Records the observer read, as facts: each request id as stored.
+pub fn records_fact(records: &[Record]) -> Observed {
+    Observed::records(
+        records
+            .iter()
+            .map(|record| Recorded {
+                resource: record.resource.clone(),
+                request_id: record.request_id.clone(),
+                delta: record.delta,
+                result: record.result,
+                generation: record.generation,
+            })
+            .collect(),
+    )
 }
 
 /// A record as the observer prints it.
@@ -102,4 +184,77 @@ pub fn let_in() -> String {
 /// ([`crate::checkpoint::between_writes`]).
 pub fn faulted() -> String {
     rejected(LabError::InjectedFault(crate::checkpoint::BETWEEN_WRITES))
+}
+
+/// Whether the words of every kind of answer read back as the answer they
+/// print ([`crate::claims::facts::words`]): what lets `.ci/hint-premises`,
+/// which has only the printed failures, check the facts a hint was chosen
+/// on. A graded failure checks this first (`tests/lab/support.rs`), so a
+/// reader that drifted from the answers stops every failure with a message
+/// about the harness.
+///
+/// # Errors
+///
+/// The first answer whose words read back as another, with both.
+pub fn reads_back() -> Result<(), String> {
+    use crate::claims::facts::words;
+    let applies = [
+        Ok(Outcome::Applied { result: -12 }),
+        Ok(Outcome::Replayed { result: 10 }),
+        Err(LabError::Stale {
+            presented: 9,
+            installed: 10,
+        }),
+        Err(LabError::NeverIssued {
+            presented: 11,
+            installed: 10,
+        }),
+        Err(LabError::Conflict {
+            request_id: "r; 1 (x)".to_owned(),
+            recorded_delta: 5,
+            presented_delta: 6,
+        }),
+        Err(LabError::UnknownResource("fund-Z".to_owned())),
+        Err(LabError::EmptyRequestId),
+        Err(LabError::GenerationBelowOne(0)),
+        Err(LabError::RequestIdTooLong),
+        Err(LabError::Overflow {
+            value: i64::MAX,
+            delta: 1,
+        }),
+        Err(LabError::Contention),
+        Err(LabError::SerializationFailure),
+        Err(LabError::NotAllowed("CREATE TRIGGER".to_owned())),
+        Err(LabError::InjectedFault(crate::checkpoint::BETWEEN_WRITES)),
+        Err(LabError::NotImplemented {
+            function: "apply",
+            file: "exercises/apply.rs",
+        }),
+        Err(LabError::Panicked {
+            function: "apply",
+            message: "boom (at exercises/apply.rs:3:5)".to_owned(),
+        }),
+    ];
+    let installs = [
+        Ok(()),
+        Err(LabError::NotHigher {
+            requested: 2,
+            installed: 3,
+        }),
+    ];
+    let printed = applies
+        .iter()
+        .map(|result| (describe(result), answer(result)))
+        .chain(
+            installs
+                .iter()
+                .map(|result| (describe_install(result), install_answer(result))),
+        );
+    for (words, answer) in printed {
+        let read = words::answer(&words);
+        if read != answer {
+            return Err(format!("{words:?} reads as {read:?}, not {answer:?}"));
+        }
+    }
+    Ok(())
 }

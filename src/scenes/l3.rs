@@ -6,12 +6,15 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use super::expect::{
-    INSTALLED, applied, contention, describe_install, let_in, list, locked_out, not_higher, rec,
-    stale,
+    INSTALLED, answer, applied, contention, describe_install, install_answer, let_in, list,
+    locked_out, not_higher, rec, stale,
 };
-use super::{A, Observer, Stage, install_while_paused, pause_at, probe_and_install, try_apply};
+use super::{
+    A, Observer, Stage, Step, install_while_paused, pause_at, probe_and_install, try_apply,
+};
 use crate::checkpoint::Checkpoint;
-use crate::claims::hints::{INSTALL_GOT_IN, TRANSACTION_ENDED};
+use crate::claims::facts::words::{INSTALL_GOT_IN, TRANSACTION_ENDED};
+use crate::claims::facts::{Observed, Pause};
 use crate::transcript::Halt;
 use crate::{Lab, Session, Store, describe};
 
@@ -77,14 +80,20 @@ fn apply_let_an_install_in(
     worker: &mut impl Session,
     pause: Checkpoint,
 ) -> Result<bool, Halt> {
-    let got = describe(&worker.apply(A, 1, "r1", 5));
+    let result = worker.apply(A, 1, "r1", 5);
+    let (got, answer) = (describe(&result), Observed::Answer(answer(&result)));
     let landed = s.paused.has_seen(&let_in());
     let step = "apply(fund-A, generation 1, \"r1\", +5)".to_owned();
     if landed {
         let step = format!("{step}, paused {pause} {INSTALL_GOT_IN}");
-        s.told("worker A", worker, step, stale(1, 2), got)?;
+        let step = Step::compared(step, stale(1, 2), got).got(answer);
+        s.told("worker A", worker, step.at(Pause::InstallGotIn))?;
     } else {
-        s.told("worker A", worker, step, applied(5), got)?;
+        s.told(
+            "worker A",
+            worker,
+            Step::compared(step, applied(5), got).got(answer),
+        )?;
     }
     let while_paused = format!("while apply was paused {pause}");
     if landed {
@@ -127,7 +136,8 @@ pub fn apply_decides_where_it_writes<S: Store>(o: &dyn Observer, lab: &S) -> Res
         Ok(())
     });
     let step = format!("apply({A}, generation 1, \"r1\", +5)");
-    let got = describe(&worker.apply(A, 1, "r1", 5));
+    let result = worker.apply(A, 1, "r1", 5);
+    let (got, answer) = (describe(&result), Observed::Answer(answer(&result)));
     let Some(value) = at_pause.get() else {
         // One transaction: nothing came between its check and its write.
         s.same(step, applied(5), got)?;
@@ -140,12 +150,17 @@ pub fn apply_decides_where_it_writes<S: Store>(o: &dyn Observer, lab: &S) -> Res
         format!("install: {INSTALLED}"),
     )?;
     let step = format!("{step}, paused {TRANSACTION_ENDED} and generation 2 was installed");
+    let step = |expected: String| {
+        Step::compared(&step, expected, &got)
+            .got(answer.clone())
+            .at(Pause::BetweenTransactions)
+    };
     if value == 0 {
         // Nothing written before the install: decided after it.
-        s.same(step, stale(1, 2), got)?;
+        s.report(step(stale(1, 2)))?;
         s.observe(A, 2, 0, &[])
     } else {
-        s.same(step, applied(5), got)?;
+        s.report(step(applied(5)))?;
         s.observe(A, 2, 5, &[rec(A, "r1", 5, 5, 1)])
     }
 }
@@ -176,7 +191,11 @@ pub fn install_decides_where_it_writes<S: Store>(o: &dyn Observer, lab: &S) -> R
         Ok(())
     });
     let step = format!("install_generation({A}, 2)");
-    let got = describe_install(&authority.install_generation(A, 2));
+    let result = authority.install_generation(A, 2);
+    let (got, answer) = (
+        describe_install(&result),
+        Observed::Answer(install_answer(&result)),
+    );
     let Some(generation) = at_pause.get() else {
         s.same(step, INSTALLED, got)?;
         s.install("other authority", &mut other, A, 3, INSTALLED)?;
@@ -188,10 +207,15 @@ pub fn install_decides_where_it_writes<S: Store>(o: &dyn Observer, lab: &S) -> R
         format!("install: {INSTALLED}"),
     )?;
     let step = format!("{step}, paused {TRANSACTION_ENDED} and generation 3 was installed");
-    match generation {
-        2 => s.same(step, INSTALLED, got)?,
-        _ => s.same(step, not_higher(2, 3), got)?,
-    }
+    let expected = match generation {
+        2 => INSTALLED.to_owned(),
+        _ => not_higher(2, 3),
+    };
+    s.report(
+        Step::compared(step, expected, got)
+            .got(answer)
+            .at(Pause::BetweenTransactions),
+    )?;
     s.state(A, 3, 0)
 }
 
@@ -232,13 +256,18 @@ pub fn install_holds_the_lock(o: &dyn Observer, lab: &Lab, pause: Checkpoint) ->
         try_apply(&hook_lab, &paused, "worker A", (A, 1, "r1", 5));
         Ok(())
     });
-    let got = describe_install(&authority.install_generation(A, 2));
+    let result = authority.install_generation(A, 2);
+    let (got, answer) = (
+        describe_install(&result),
+        Observed::Answer(install_answer(&result)),
+    );
     let landed = s.paused.has_seen(&let_in());
     let step = "install_generation(fund-A, 2)".to_owned();
     let while_paused = format!("while install_generation was paused {pause}");
     if landed {
         let step = format!("{step}, paused {pause} {INSTALL_GOT_IN}");
-        s.told("authority", &authority, step, not_higher(2, 3), got)?;
+        let step = Step::compared(step, not_higher(2, 3), got).got(answer);
+        s.told("authority", &authority, step.at(Pause::InstallGotIn))?;
         s.say(
             "",
             "(the install got in: the pause fell before the check that decided)",
@@ -250,7 +279,11 @@ pub fn install_holds_the_lock(o: &dyn Observer, lab: &Lab, pause: Checkpoint) ->
         )?;
         return s.observe(A, 3, 0, &[]);
     }
-    s.told("authority", &authority, step, INSTALLED, got)?;
+    s.told(
+        "authority",
+        &authority,
+        Step::compared(step, INSTALLED, got).got(answer),
+    )?;
     s.while_paused(
         &authority,
         while_paused,
@@ -334,14 +367,16 @@ pub fn two_requests_at_once<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), H
                     let first = serial(before, &ids, paused_one);
                     format!("{first} (or {} first)", ids[runner])
                 });
-            s.same(
-                format!(
-                    "{} paused {checkpoint} (its checkpoint {at}) while {} ran to its end",
-                    ids[paused_one], ids[runner]
-                ),
-                expected,
-                got,
-            )?;
+            let step = format!(
+                "{} paused {checkpoint} (its checkpoint {at}) while {} ran to its end",
+                ids[paused_one], ids[runner]
+            );
+            let step = Step::compared(step, expected, got).at(Pause::OtherRanToEnd);
+            s.report(if checkpoint == Checkpoint::TransactionEnded {
+                step.at(Pause::BetweenTransactions)
+            } else {
+                step
+            })?;
         }
     }
     Ok(())

@@ -5,8 +5,9 @@
 //! never by the wording of an error.
 
 use super::expect::{INSTALLED, applied, faulted, rec, stale};
-use super::{A, Observer, Stage};
-use crate::claims::hints::WORKER_TEMPORARY_RELATIONS;
+use super::{A, Observer, Stage, Step};
+use crate::claims::facts::words::WORKER_TEMPORARY_RELATIONS;
+use crate::claims::facts::{Observed, Pause};
 use crate::pg::contract::{AUTHORITY, OWNER, SqlLab, WORKER};
 use crate::transcript::Halt;
 use crate::{ExternalApi, LabError, Session, checkpoint, describe, describe_error};
@@ -211,9 +212,11 @@ pub fn worker_cannot_redirect(o: &dyn Observer, lab: &SqlLab) -> Result<(), Halt
     }
 
     let step = format!("apply({A}, generation 1, \"r2\", +1000) {WORKER_TEMPORARY_RELATIONS}");
-    let got = describe(&worker.apply(A, 1, "r2", 1000));
-    s.say("worker A", format_args!("{step} -> {got}"));
-    s.same(&step, stale(1, 2), got)?;
+    let result = worker.apply(A, 1, "r2", 1000);
+    let step = Step::compared(step, stale(1, 2), describe(&result))
+        .got(Observed::Answer(super::expect::answer(&result)))
+        .at(Pause::WorkerRelations);
+    s.told("worker A", &worker, step)?;
     s.observe(A, 2, 0, &[])?;
 
     s.apply("worker A", &mut worker, (A, 2, "r3", 5), applied(5))?;

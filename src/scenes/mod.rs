@@ -23,6 +23,7 @@ use std::fmt::{self, Display};
 use std::rc::Rc;
 
 use crate::checkpoint::Checkpoint;
+use crate::claims::facts::{Answer, Facts, Met, Observed, Pause};
 use crate::transcript::{Halt, records_line};
 use crate::{LabError, Session, Store, describe, describe_error};
 
@@ -73,6 +74,13 @@ pub struct Step {
     /// Why the destination's checkpoints could not see the call, if they
     /// could not (see [`Session::unobserved`]).
     pub unobserved: Option<&'static str>,
+    /// Where the test held the call and what it did meanwhile, as the
+    /// scene knows it.
+    pub pauses: Vec<Pause>,
+    /// What the code under test produced, as data, where the scene holds
+    /// it so (a call's answer, the observer's state and records, what the
+    /// actors met while the call was paused).
+    pub got_fact: Option<Observed>,
 }
 
 impl Step {
@@ -85,6 +93,45 @@ impl Step {
             expected,
             got,
             unobserved: None,
+            pauses: Vec::new(),
+            got_fact: None,
+        }
+    }
+
+    /// What happened in this step, as data: what the scene holds as data,
+    /// the rest read from the step's words ([`Facts::read`]).
+    pub fn facts(&self) -> Facts {
+        let facts = Facts::read(&self.name, &self.expected, &self.got);
+        let facts = match &self.got_fact {
+            Some(got) => facts.with_got(got.clone()),
+            None => facts,
+        };
+        if self.pauses.is_empty() {
+            return facts;
+        }
+        Facts {
+            pauses: self.pauses.clone(),
+            ..facts
+        }
+    }
+
+    /// This step, taken where the test held the call as `pause` says (a
+    /// call held at a checkpoint, unless `pause` is a setting).
+    #[must_use]
+    pub fn at(mut self, pause: Pause) -> Step {
+        if pause != Pause::WorkerRelations && !self.pauses.contains(&Pause::Held) {
+            self.pauses.push(Pause::Held);
+        }
+        self.pauses.push(pause);
+        self
+    }
+
+    /// This step, with what the code under test produced as data.
+    #[must_use]
+    pub fn got(self, got: Observed) -> Step {
+        Step {
+            got_fact: Some(got),
+            ..self
         }
     }
 
@@ -199,12 +246,7 @@ impl<'o, S: Store> Stage<'o, S> {
         expected: impl Display,
         got: impl Display,
     ) -> Result<(), Halt> {
-        self.check(
-            step.to_string(),
-            expected.to_string(),
-            got.to_string(),
-            None,
-        )
+        self.report(Step::compared(step, expected, got))
     }
 
     /// A step that failed, whatever its two lines say.
@@ -214,27 +256,13 @@ impl<'o, S: Store> Stage<'o, S> {
         expected: impl Display,
         got: impl Display,
     ) -> Result<(), Halt> {
-        self.flush();
-        self.observer
-            .check(self.claim, Step::failed(step, expected, got))
+        self.report(Step::failed(step, expected, got))
     }
 
     /// Reports a step, after the story's pending lines.
-    fn check(
-        &self,
-        name: String,
-        expected: String,
-        got: String,
-        unobserved: Option<&'static str>,
-    ) -> Result<(), Halt> {
+    pub fn report(&self, step: Step) -> Result<(), Halt> {
         self.flush();
-        self.observer.check(
-            self.claim,
-            Step {
-                unobserved,
-                ..Step::compared(name, expected, got)
-            },
-        )
+        self.observer.check(self.claim, step)
     }
 
     /// What the hooks saw while `db`'s last call was paused (as
@@ -245,8 +273,15 @@ impl<'o, S: Store> Stage<'o, S> {
         step: impl Display,
         expected: impl Display,
     ) -> Result<(), Halt> {
-        let got = self.paused.take_seen();
-        self.check(step.to_string(), expected.to_string(), got, db.unobserved())
+        let (got, met) = self.paused.take_seen();
+        let step = Step {
+            unobserved: db.unobserved(),
+            ..Step::compared(step, expected, got).at(Pause::OthersActed)
+        };
+        self.report(match met {
+            Some(met) => step.got(met),
+            None => step,
+        })
     }
 
     /// `role` asks `db` to apply; the answer must read `expected`.
@@ -257,10 +292,15 @@ impl<'o, S: Store> Stage<'o, S> {
         (resource, generation, request_id, delta): (&str, i64, &str, i64),
         expected: impl Display,
     ) -> Result<(), Halt> {
-        let got = describe(&db.apply(resource, generation, request_id, delta));
+        let result = db.apply(resource, generation, request_id, delta);
         let request_id = shown_id(request_id);
         let step = format!("apply({resource}, generation {generation}, {request_id}, {delta:+})");
-        self.told(role, db, step, expected, got)
+        let step = Step::compared(step, expected, describe(&result));
+        self.told(
+            role,
+            db,
+            step.got(Observed::Answer(expect::answer(&result))),
+        )
     }
 
     /// `role` installs `generation` on `resource` through `db`; the answer
@@ -273,48 +313,51 @@ impl<'o, S: Store> Stage<'o, S> {
         generation: i64,
         expected: impl Display,
     ) -> Result<(), Halt> {
-        let got = expect::describe_install(&db.install_generation(resource, generation));
+        let result = db.install_generation(resource, generation);
         let step = format!("install_generation({resource}, {generation})");
-        self.told(role, db, step, expected, got)
+        let step = Step::compared(step, expected, expect::describe_install(&result));
+        self.told(
+            role,
+            db,
+            step.got(Observed::Answer(expect::install_answer(&result))),
+        )
     }
 
     /// A call's line, `step -> got`, then its check.
-    fn told(
-        &self,
-        role: &str,
-        db: &impl Session,
-        step: String,
-        expected: impl Display,
-        got: String,
-    ) -> Result<(), Halt> {
-        self.say(role, format_args!("{step} -> {got}"));
-        self.check(step, expected.to_string(), got, db.unobserved())
+    pub fn told(&self, role: &str, db: &impl Session, step: Step) -> Result<(), Halt> {
+        self.say(role, format_args!("{} -> {}", step.name, step.got));
+        self.report(Step {
+            unobserved: db.unobserved(),
+            ..step
+        })
     }
 
     /// The observer's view of `resource` must be `generation` and `value`;
     /// not told.
     pub fn state(&self, resource: &str, generation: i64, value: i64) -> Result<(), Halt> {
         let got = self.lab.state(resource)?;
-        self.same(
-            format_args!("observe {resource}"),
-            format_args!("generation {generation}, value {value}"),
-            got,
+        self.report(
+            Step::compared(
+                format_args!("observe {resource}"),
+                format_args!("generation {generation}, value {value}"),
+                got,
+            )
+            .got(expect::state_fact(&got)),
         )
     }
 
     /// Every record of `resource`, each as [`expect::rec`] spells it; not
     /// told.
     pub fn records(&self, resource: &str, expected: &[String]) -> Result<(), Halt> {
-        let got: Vec<String> = self
-            .lab
-            .records(resource)?
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        self.same(
-            format_args!("records of {resource}"),
-            expect::list(expected),
-            expect::list(&got),
+        let records = self.lab.records(resource)?;
+        let got: Vec<String> = records.iter().map(ToString::to_string).collect();
+        self.report(
+            Step::compared(
+                format_args!("records of {resource}"),
+                expect::list(expected),
+                expect::list(&got),
+            )
+            .got(expect::records_fact(&records)),
         )
     }
 
@@ -352,7 +395,9 @@ pub struct Paused(Rc<RefCell<PausedLines>>);
 #[derive(Default)]
 struct PausedLines {
     lines: Vec<(Option<&'static str>, String, String)>,
-    seen: Vec<String>,
+    /// Each outcome's words, and what the actor met as data where the
+    /// hook held it so.
+    seen: Vec<(String, Option<Met>)>,
 }
 
 impl Paused {
@@ -375,22 +420,37 @@ impl Paused {
 
     /// An outcome a check compares (`probe: acquired the write lock`).
     pub fn saw(&self, seen: impl Into<String>) {
-        self.0.borrow_mut().seen.push(seen.into());
+        self.0.borrow_mut().seen.push((seen.into(), None));
+    }
+
+    /// What `actor` met while the call was paused: `answer`, which reads
+    /// `words`; a check compares `actor: words`.
+    pub fn met(&self, actor: &str, answer: Answer, words: &str) {
+        self.0.borrow_mut().seen.push((
+            format!("{actor}: {words}"),
+            Some(Met {
+                actor: actor.to_owned(),
+                answer,
+            }),
+        ));
     }
 
     /// Whether `seen` is among the outcomes so far.
     fn has_seen(&self, seen: &str) -> bool {
-        self.0.borrow().seen.iter().any(|line| line == seen)
+        self.0.borrow().seen.iter().any(|(line, _)| line == seen)
     }
 
-    /// The outcomes so far, joined by `; `, and forgets them.
-    fn take_seen(&self) -> String {
+    /// The outcomes so far, joined by `; `, and what the actors met as
+    /// data where every one was held so; forgets them.
+    fn take_seen(&self) -> (String, Option<Observed>) {
         let seen = std::mem::take(&mut self.0.borrow_mut().seen);
         if seen.is_empty() {
-            "(never reached: the call returned before it got there)".to_owned()
-        } else {
-            seen.join("; ")
+            let words = "(never reached: the call returned before it got there)";
+            return (words.to_owned(), Some(Observed::NeverReached));
         }
+        let words: Vec<&str> = seen.iter().map(|(line, _)| line.as_str()).collect();
+        let met: Option<Vec<Met>> = seen.iter().map(|(_, met)| met.clone()).collect();
+        (words.join("; "), met.map(Observed::Met))
     }
 }
 
@@ -438,12 +498,13 @@ pub fn install_while_paused<S: Store>(lab: &S, paused: &Paused, resource: &str, 
     let install = lab
         .connect()
         .and_then(|mut authority| authority.install_generation(resource, generation));
+    let answer = expect::install_answer(&install);
     let install = expect::describe_install(&install);
     paused.say(
         "authority",
         format_args!("install_generation({resource}, {generation}) -> {install}"),
     );
-    paused.saw(format!("install: {install}"));
+    paused.met("install", answer, &install);
 }
 
 /// While paused: a plain `BEGIN IMMEDIATE` on a connection of its own. Is
@@ -467,6 +528,7 @@ pub fn try_apply(
     let apply = lab
         .connect()
         .and_then(|mut worker| crate::apply(&mut worker, resource, generation, request_id, delta));
+    let answer = expect::answer(&apply);
     let apply = describe(&apply);
     let request_id = shown_id(request_id);
     paused.say(
@@ -475,7 +537,7 @@ pub fn try_apply(
             "apply({resource}, generation {generation}, {request_id}, {delta:+}) -> {apply}"
         ),
     );
-    paused.saw(format!("apply: {apply}"));
+    paused.met("apply", answer, &apply);
 }
 
 /// `apply is not implemented yet: open exercises/apply.rs`, the first such

@@ -1,7 +1,8 @@
 //! Checks the hints a graded run printed against what each step showed:
 //! reads one failure a line on standard input, `ID<TAB>STEP<TAB>EXPECTED<TAB>GOT`
 //! (each field with `\\`, `\n` and `\t` escaped), and fails on any hint whose
-//! premise does not hold for its step (`lab_claims::hints::premise_holds`).
+//! premise does not hold for its step (`lab_claims::hints::premise_holds`, on the facts
+//! `lab_claims::facts::Facts::read` reads from the three lines).
 //! `.ci/hint-premises` gathers the failures from the graded classes and from
 //! cargo-mutants' logs.
 
@@ -39,7 +40,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         };
         checked += 1;
-        if !lab_claims::hints::premise_holds(id, step, expected, got) {
+        let facts = lab_claims::facts::Facts::read(step, expected, got);
+        if !lab_claims::hints::premise_holds(id, &facts) {
             false_premises.push(format!(
                 "[hint {id}] on step {step:?}\n    expected: {expected}\n    got:      {got}"
             ));

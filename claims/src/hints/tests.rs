@@ -1,9 +1,35 @@
 //! Steps as the committed mutants fail them, and the hint each gets.
 
 use super::*;
+use crate::facts::words::*;
 
 fn hint(claim: &str, track: Track, step: &str, expected: &str, got: &str) -> &'static str {
-    for_step(crate::claim(claim).unwrap(), track, step, expected, got).id
+    shown(claim, track, step, expected, got).id
+}
+
+/// The hint a step gets whose facts are read from its words.
+fn shown(claim: &str, track: Track, step: &str, expected: &str, got: &str) -> Hint {
+    for_step(
+        crate::claim(claim).unwrap(),
+        track,
+        &Facts::read(step, expected, got),
+    )
+}
+
+/// Whether `id`'s premise holds for a step read from its words.
+fn holds(id: &str, step: &str, expected: &str, got: &str) -> bool {
+    premise_holds(id, &Facts::read(step, expected, got))
+}
+
+/// The requests the records of a line name, as `resource id`.
+fn record_ids(line: &str) -> Vec<String> {
+    match crate::facts::words::observed(line) {
+        Observed::Records(records) => premise::ids(&records)
+            .into_iter()
+            .map(|(resource, id)| format!("{resource} {id}"))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 #[test]
@@ -524,12 +550,7 @@ fn a_refusal_whose_numbers_agree_is_not_a_wrong_comparison() {
             hint("L2.3", Track::Sqlite, step, "applied, result 5", got),
             "refusal-numbers-agree"
         );
-        assert!(!premise_holds(
-            "current-refused",
-            step,
-            "applied, result 5",
-            got
-        ));
+        assert!(!holds("current-refused", step, "applied, result 5", got));
     }
     assert_eq!(
         hint(
@@ -546,7 +567,7 @@ fn a_refusal_whose_numbers_agree_is_not_a_wrong_comparison() {
         hint("L2.3", Track::Sqlite, step, "applied, result 5", other),
         "current-refused"
     );
-    assert!(!premise_holds(
+    assert!(!holds(
         "refusal-numbers-agree",
         step,
         "applied, result 5",
@@ -560,8 +581,8 @@ fn a_refusal_whose_numbers_agree_is_not_a_wrong_comparison() {
 /// not pick one.
 #[test]
 fn a_stale_request_replayed_is_asked_about_not_explained() {
-    let shown = for_step(
-        crate::claim("L4.9").unwrap(),
+    let shown = shown(
+        "L4.9",
         Track::Sqlite,
         "apply(fund-A, generation 1, \"a-1\", +5)",
         "rejected: stale generation: presented 1, installed 2",
@@ -591,8 +612,8 @@ fn a_stale_request_replayed_is_asked_about_not_explained() {
 fn one_record_and_records_lines_are_read_alike() {
     let expected = "one delivery applied, result 2, the other replayed, original result 2 (contention tried again); value 2; one record: fund-A r2 delta +1 result 2 generation 1";
     let got = "first delivery: applied, result 2; second: replayed, original result 2; value 2; records: fund-A r2 delta +1 result 3 generation 1";
-    assert_eq!(premise::record_ids(expected), ["fund-A r2"]);
-    assert_eq!(premise::record_ids(got), ["fund-A r2"]);
+    assert_eq!(record_ids(expected), ["fund-A r2"]);
+    assert_eq!(record_ids(got), ["fund-A r2"]);
     let step = "apply(fund-A, generation 1, \"r2\", +1) delivered twice: the first paused at its checkpoint 2 (after the record was looked up), the second run to its end meanwhile";
     assert_eq!(
         hint("L4.10", Track::Postgres, step, expected, got),
@@ -601,12 +622,12 @@ fn one_record_and_records_lines_are_read_alike() {
     // The same record where the answers differ: no record holds other
     // contents, so the record's hint is not shown.
     let same = "first delivery: applied, result 2; second: contention, then contention, then contention, then contention; value 2; records: fund-A r2 delta +1 result 2 generation 1";
-    assert!(!premise_holds("record-differs", step, expected, same));
+    assert!(!holds("record-differs", step, expected, same));
     assert_ne!(
         hint("L4.10", Track::Postgres, step, expected, same),
         "record-differs"
     );
     // No records at all, as that step prints it.
     let none = "first delivery: applied, result 2; second: replayed, original result 2; value 2; records: none";
-    assert!(premise::record_ids(none).is_empty());
+    assert!(record_ids(none).is_empty());
 }

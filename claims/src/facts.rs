@@ -1,0 +1,530 @@
+//! What happened in a failing step, as data: the facts a hint is chosen on
+//! and its premise is checked against.
+//!
+//! A step's words (`expected: applied, result 5`, `got: rejected: stale
+//! generation: presented 1, installed 1`) are written for the learner; a
+//! hint must not be picked by reading them back. So the harness hands the
+//! catalogue what it held when it wrote them: the learner's call's answer
+//! as a kind with its numbers ([`Answer`]), the observer's view of a
+//! resource ([`Observed::State`]), the records it read, one per request,
+//! with their ids exactly as stored ([`Observed::Records`]), what other
+//! actors met while the call was paused ([`Observed::Met`]), and where the
+//! test paused the call ([`Pause`]). [`crate::hints::for_step`] chooses on
+//! these, and each hint's premise is a predicate on them.
+//!
+//! Some steps have only words: an explorer's broken invariant, an etcd
+//! worker's report, a line that lists what several callers were answered,
+//! and every `expected`, which the harness writes itself. [`Facts::read`]
+//! reads such words into the same model, the one place that does; the
+//! lab's tests hold it to read back what the harness's own typed answers
+//! print (`tests/lab/facts.rs`), so the premise check that CI runs over
+//! printed failures (`.ci/hint-premises`) checks the same facts that chose
+//! each hint.
+
+/// What one call was answered, or what an actor met while a call was
+/// paused, by kind, with the numbers a hint reasons about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Applied now; the new value.
+    Applied(i64),
+    /// A replay; the original result.
+    Replayed(i64),
+    /// An install that went in.
+    Installed,
+    /// A probe found the write lock free.
+    Acquired,
+    /// Refused as stale: (presented, installed), where the words name them.
+    Stale(Option<(i64, i64)>),
+    /// Refused as never issued: (presented, installed), where named.
+    NeverIssued(Option<(i64, i64)>),
+    /// An install refused as not higher.
+    NotHigher,
+    /// A request id reused with another delta.
+    Conflict,
+    /// A resource the lab does not have.
+    Unknown,
+    /// A value that would leave the i64 range.
+    Overflow,
+    /// Input that is never valid: an empty request id, a generation below 1.
+    BadInput,
+    /// A request id past the contract's length, which the destination's
+    /// table refuses by itself.
+    IdTooLong,
+    /// The fault the test injected between a call's two writes: the call
+    /// was due to get that far.
+    Fault,
+    /// Another connection held the lock (or, on PostgreSQL, a
+    /// serialization failure): nothing was decided.
+    Contention,
+    /// The database refused a second row with the same key.
+    DuplicateKey,
+    /// Any other database failure.
+    DatabaseError,
+    /// The lab's authorizer refused a statement of the code under test.
+    NotAllowed,
+    /// The exercise still holds its `todo!()`.
+    NotImplemented,
+    /// The exercise panicked.
+    Panicked,
+    /// An answer the lab has no kind for.
+    Other,
+}
+
+impl Answer {
+    /// Refused by its generation: stale or never issued.
+    pub fn refused_by_generation(&self) -> bool {
+        matches!(self, Answer::Stale(_) | Answer::NeverIssued(_))
+    }
+
+    /// A refusal by generation whose two numbers are the same: the one
+    /// case a comparison of the generation lets through.
+    pub fn numbers_agree(&self) -> bool {
+        matches!(self, Answer::Stale(Some((p, i))) | Answer::NeverIssued(Some((p, i))) if p == i)
+    }
+
+    /// The call went through: applied, replayed or installed.
+    pub fn accepted(&self) -> bool {
+        matches!(
+            self,
+            Answer::Applied(_) | Answer::Replayed(_) | Answer::Installed
+        )
+    }
+
+    /// An actor got through a lock: acquired it, or installed or applied.
+    pub fn through(&self) -> bool {
+        matches!(
+            self,
+            Answer::Acquired | Answer::Installed | Answer::Applied(_)
+        )
+    }
+
+    /// A verdict on the request: accepted, or refused for a reason of the
+    /// contract (not contention, a fault or a failure).
+    pub fn verdict(&self) -> bool {
+        use Answer::*;
+        matches!(
+            self,
+            Applied(_)
+                | Replayed(_)
+                | Installed
+                | Stale(_)
+                | NeverIssued(_)
+                | NotHigher
+                | Conflict
+                | Unknown
+                | Overflow
+                | BadInput
+                | IdTooLong
+        )
+    }
+}
+
+/// One record the observer read, as the destination stores it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Recorded {
+    /// The resource.
+    pub resource: String,
+    /// The request id, byte for byte.
+    pub request_id: String,
+    /// The delta recorded.
+    pub delta: i64,
+    /// The result recorded: what a replay answers.
+    pub result: i64,
+    /// The generation the request was applied under.
+    pub generation: i64,
+}
+
+/// What one actor the test ran while a call was paused met.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Met {
+    /// Who (`probe`, `install`, `apply`, `worker B`).
+    pub actor: String,
+    /// What it met.
+    pub answer: Answer,
+}
+
+/// What a step compares: what a call answered, or what the observer read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Observed {
+    /// A call's answer.
+    Answer(Answer),
+    /// The observer's view of a resource.
+    State {
+        /// The installed generation.
+        generation: i64,
+        /// The value.
+        value: i64,
+    },
+    /// Every record of a resource, sorted.
+    Records(Vec<Recorded>),
+    /// What the actors the test ran while a call was paused met, in order.
+    Met(Vec<Met>),
+    /// What each of several callers was answered (`r1 -> …; r2 -> …`), and
+    /// the value after, if the step names it.
+    Answers {
+        /// Each caller and its answer.
+        answers: Vec<(String, Answer)>,
+        /// The value the observer read after them.
+        value: Option<i64>,
+    },
+    /// The checkpoint the test waited for was never reached.
+    NeverReached,
+    /// Words the lab has no facts for (an explorer's invariant, an etcd
+    /// worker's report).
+    Words,
+}
+
+impl Observed {
+    /// The answer, if this is one.
+    pub fn answer(&self) -> Option<&Answer> {
+        match self {
+            Observed::Answer(answer) => Some(answer),
+            _ => None,
+        }
+    }
+
+    /// Whether this is an answer for which `test` holds.
+    pub fn is(&self, test: impl Fn(&Answer) -> bool) -> bool {
+        self.answer().is_some_and(test)
+    }
+
+    /// The records, sorted, from a list in any order.
+    pub fn records(mut records: Vec<Recorded>) -> Observed {
+        records.sort();
+        Observed::Records(records)
+    }
+}
+
+/// Where the test held the learner's call when the step was taken, and
+/// what it did meanwhile; a step may show several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pause {
+    /// At one of its checkpoints (any of the ones below, or another).
+    Held,
+    /// Between two of the call's own transactions, where another actor
+    /// acted.
+    BetweenTransactions,
+    /// After one of its reads, and an install got in meanwhile.
+    InstallGotIn,
+    /// The step is what other actors met while the call was paused.
+    OthersActed,
+    /// While another request ran to its end.
+    OtherRanToEnd,
+    /// The worker's own temporary relations, named like the lab's tables,
+    /// were in place (lesson L8).
+    WorkerRelations,
+}
+
+/// A failing step, as data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Facts {
+    /// Where the test held the call and what it did meanwhile, if it did.
+    pub pauses: Vec<Pause>,
+    /// What the claim expects, where it first differs from `got`.
+    pub expected: Observed,
+    /// What the code under test produced, where it first differs.
+    pub got: Observed,
+    /// The whole of what was expected.
+    pub expected_whole: Observed,
+    /// The whole of what was produced.
+    pub got_whole: Observed,
+    /// The words of an etcd worker's step and of lesson 8's refusals, whose
+    /// producers report prose: the first lines that differ.
+    pub words: (String, String),
+}
+
+impl Facts {
+    /// The facts of a step that compared one typed `expected` with one
+    /// typed `got`.
+    pub fn of(pauses: Vec<Pause>, expected: Observed, got: Observed) -> Facts {
+        Facts {
+            pauses,
+            expected_whole: expected.clone(),
+            got_whole: got.clone(),
+            expected,
+            got,
+            words: (String::new(), String::new()),
+        }
+    }
+
+    /// The facts of a step whose producer has only words: `step` names
+    /// what the test did, `expected` and `got` are its two lines.
+    pub fn read(step: &str, expected: &str, got: &str) -> Facts {
+        let (first_expected, first_got) = words::first_difference(expected, got);
+        Facts {
+            pauses: words::pauses(step),
+            expected: words::observed(first_expected),
+            got: words::observed(first_got),
+            expected_whole: words::observed(expected),
+            got_whole: words::observed(got),
+            words: (first_expected.to_owned(), first_got.to_owned()),
+        }
+    }
+
+    /// Whether the test held the call as `pause` says.
+    pub fn held_at(&self, pause: Pause) -> bool {
+        self.pauses.contains(&pause)
+    }
+
+    /// Whether the test held the call at one of its checkpoints.
+    pub fn held(&self) -> bool {
+        self.pauses.contains(&Pause::Held)
+    }
+
+    /// These facts, with `got` typed by its producer in place of what its
+    /// words read as, and `expected`'s words kept.
+    pub fn with_got(self, got: Observed) -> Facts {
+        Facts {
+            got_whole: got.clone(),
+            got,
+            ..self
+        }
+    }
+}
+
+/// Reading a step's words into facts: the one place that does.
+pub mod words {
+    use super::{Answer, Met, Observed, Pause, Recorded};
+
+    /// The words of the checkpoint between two transactions of one call,
+    /// as its `Display` prints them; a step that paused there names them.
+    pub const TRANSACTION_ENDED: &str = "after one of its transactions ended";
+
+    /// What a step says when the test's install got in while the call was
+    /// paused at a read.
+    pub const INSTALL_GOT_IN: &str = "and another install got in";
+
+    /// The words a step ends with when the worker's own temporary
+    /// relations, named like the lab's tables, are in place (lesson L8).
+    pub const WORKER_TEMPORARY_RELATIONS: &str = "with the worker's temporary relations in place";
+
+    /// Where a step's name says the call was held.
+    pub fn pauses(step: &str) -> Vec<Pause> {
+        let says = [
+            (TRANSACTION_ENDED, Pause::BetweenTransactions),
+            (INSTALL_GOT_IN, Pause::InstallGotIn),
+            ("ran to its end", Pause::OtherRanToEnd),
+            (WORKER_TEMPORARY_RELATIONS, Pause::WorkerRelations),
+        ];
+        let mut pauses: Vec<Pause> = says
+            .iter()
+            .filter(|(words, _)| step.contains(words))
+            .map(|&(_, pause)| pause)
+            .collect();
+        if step.contains("while") && step.contains("paused") {
+            pauses.push(Pause::OthersActed);
+        }
+        if step.contains("paused") {
+            pauses.push(Pause::Held);
+        }
+        pauses
+    }
+
+    /// What a line says, as an observation.
+    pub fn observed(line: &str) -> Observed {
+        let line = line.lines().next().unwrap_or_default();
+        let answer = answer(line);
+        if answer != Answer::Other {
+            return Observed::Answer(answer);
+        }
+        if line.starts_with("(never reached") {
+            return Observed::NeverReached;
+        }
+        let met = met(line);
+        if !met.is_empty() {
+            return Observed::Met(met);
+        }
+        if let Some(answers) = answers(line) {
+            return answers;
+        }
+        if let Some(records) = records(line) {
+            return Observed::records(records);
+        }
+        if let Some((generation, value)) = state(line) {
+            return Observed::State { generation, value };
+        }
+        Observed::Words
+    }
+
+    /// What one answer says.
+    pub fn answer(line: &str) -> Answer {
+        let number = |prefix: &str| {
+            line.strip_prefix(prefix)
+                .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit() && c != '-').next())
+                .and_then(|digits| digits.parse().ok())
+        };
+        if let Some(result) = number("applied, result ") {
+            return Answer::Applied(result);
+        }
+        if let Some(result) = number("replayed, original result ") {
+            return Answer::Replayed(result);
+        }
+        if line.contains("is not implemented yet") {
+            return Answer::NotImplemented;
+        }
+        if line.contains(" panicked: ") {
+            return Answer::Panicked;
+        }
+        let lower = line.to_lowercase();
+        let is = |text: &str| lower.starts_with(text);
+        if line == "installed" {
+            Answer::Installed
+        } else if is("acquired") {
+            Answer::Acquired
+        } else if is("rejected: stale generation") {
+            Answer::Stale(numbers(line))
+        } else if is("rejected: generation never issued") {
+            Answer::NeverIssued(numbers(line))
+        } else if is("rejected: generation not higher") {
+            Answer::NotHigher
+        } else if is("rejected: conflicting request") {
+            Answer::Conflict
+        } else if is("rejected: unknown resource") {
+            Answer::Unknown
+        } else if is("rejected: value overflow") {
+            Answer::Overflow
+        } else if is("rejected: request id too long") {
+            Answer::IdTooLong
+        } else if is("rejected: empty request id") || is("rejected: generation must be") {
+            Answer::BadInput
+        } else if is("injected fault") {
+            Answer::Fault
+        } else if is("contention") || is("serialization failure") {
+            Answer::Contention
+        } else if lower.contains("unique constraint") || lower.contains("duplicate key") {
+            // Anywhere in the line: an explorer's list of what each actor
+            // was answered carries it after the actor's name.
+            Answer::DuplicateKey
+        } else if is("not allowed in the lab") {
+            Answer::NotAllowed
+        } else if is("database error") || is("postgresql error") {
+            Answer::DatabaseError
+        } else {
+            Answer::Other
+        }
+    }
+
+    /// `presented P, installed I` in a refusal by generation.
+    fn numbers(line: &str) -> Option<(i64, i64)> {
+        let number = |after: &str| {
+            let (_, rest) = line.split_once(after)?;
+            rest.split(|c: char| !c.is_ascii_digit() && c != '-')
+                .next()?
+                .parse::<i64>()
+                .ok()
+        };
+        Some((number("presented ")?, number("installed ")?))
+    }
+
+    /// `generation G, value V`.
+    fn state(line: &str) -> Option<(i64, i64)> {
+        let (generation, value) = line.strip_prefix("generation ")?.split_once(", value ")?;
+        Some((generation.parse().ok()?, value.parse().ok()?))
+    }
+
+    /// What a test met while a call was paused, part by part: `probe: …`,
+    /// `install fund-A: …`, `apply: …`.
+    fn met(line: &str) -> Vec<Met> {
+        line.split("; ")
+            .filter_map(|part| part.split_once(": "))
+            .filter(|(what, _)| {
+                ["probe", "install", "apply", "the authority", "worker"]
+                    .iter()
+                    .any(|actor| {
+                        what == actor
+                            || what.starts_with(&format!("{actor} "))
+                            || what.starts_with(&format!("{actor}'"))
+                    })
+            })
+            .map(|(actor, met)| Met {
+                actor: actor.to_owned(),
+                answer: answer(met),
+            })
+            .collect()
+    }
+
+    /// What several callers were answered (`r1 -> applied, result 5; r2 ->
+    /// …; value 15`), with the value after if named; `None` for a line that
+    /// does not list answers.
+    fn answers(line: &str) -> Option<Observed> {
+        if !line.contains(" -> ") {
+            return None;
+        }
+        let mut answers = Vec::new();
+        let mut value = None;
+        for part in line.split("; ") {
+            if let Some((who, said)) = part.split_once(" -> ") {
+                answers.push((who.to_owned(), answer(said)));
+            } else if let Some(rest) = part.strip_prefix("value ") {
+                value = rest.split([' ', '(']).next().and_then(|v| v.parse().ok());
+            }
+        }
+        Some(Observed::Answers { answers, value })
+    }
+
+    /// The records a line names: the part after `records: ` (or `one
+    /// record: `) where a line tells more than records, each record less a
+    /// note in brackets that follows it (`(or r2-1 first)`).
+    fn records(line: &str) -> Option<Vec<Recorded>> {
+        let after = |marker: &str| line.split_once(marker).map(|(_, after)| after);
+        let list = after("records: ")
+            .or_else(|| after("record: "))
+            .unwrap_or(line);
+        if list.starts_with("no records") || list == "none" {
+            return Some(Vec::new());
+        }
+        let found: Vec<Recorded> = list
+            .split("; ")
+            .filter_map(|record| record.split(" (").next())
+            .filter_map(|record| recorded(record.trim()))
+            .collect();
+        (!found.is_empty()).then_some(found)
+    }
+
+    /// `fund-A r1 delta +5 result 5 generation 1`.
+    fn recorded(record: &str) -> Option<Recorded> {
+        let (who, numbers) = record.rsplit_once(" delta ")?;
+        let (resource, request_id) = who.split_once(' ')?;
+        let mut words = numbers.split(' ');
+        let delta = words.next()?.trim_start_matches('+').parse().ok()?;
+        let (_, result) = (words.next()?, words.next()?.parse().ok()?);
+        let (_, generation) = (words.next()?, words.next()?.parse().ok()?);
+        Some(Recorded {
+            resource: resource.to_owned(),
+            request_id: request_id.to_owned(),
+            delta,
+            result,
+            generation,
+        })
+    }
+
+    /// The part of a step's two lines that tells them apart: their first
+    /// lines (what follows is the test's detail, such as a crash test's
+    /// trials), less a child process's `apply returned `, and of answers
+    /// joined by ` and ` (a model's step that delivered twice) the first
+    /// pair that differs; of the answers of several callers, the first
+    /// caller answered otherwise, less its name.
+    pub fn first_difference<'a>(expected: &'a str, got: &'a str) -> (&'a str, &'a str) {
+        let first = |line: &'a str| {
+            let line = line.lines().next().unwrap_or_default();
+            line.strip_prefix("apply returned ").unwrap_or(line)
+        };
+        let (expected, got) = (first(expected), first(got));
+        let (expected, got) = expected
+            .split(" and ")
+            .zip(got.split(" and "))
+            .find(|(expected, got)| expected != got)
+            .unwrap_or((expected, got));
+        if !(expected.contains(" -> ") && got.contains(" -> ")) {
+            return (expected, got);
+        }
+        let answer = |part: &'a str| part.split_once(" -> ").map_or(part, |(_, answer)| answer);
+        expected
+            .split("; ")
+            .zip(got.split("; "))
+            .find(|(expected, got)| expected != got && expected.contains(" -> "))
+            .map_or((expected, got), |(expected, got)| {
+                (answer(expected), answer(got))
+            })
+    }
+}

@@ -1,11 +1,12 @@
 //! What a learner is asked when a step of a claim fails.
 //!
 //! A hint belongs to the step that failed, not to the claim: it is chosen by
-//! [`for_step`] from what the step expected and what it got, the two lines a
-//! failure prints, so it speaks to the behaviour the test saw and never
-//! names a mistake the code may not contain. Only where the observation says
-//! nothing specific (an invariant of the explorer, a worker's token on etcd)
-//! does the claim's own hint ([`for_claim`]) speak.
+//! [`for_step`] on what happened in the step ([`Facts`]: the call's answer,
+//! the state and records read, what other actors met while the call was
+//! held, where it was held), so it speaks to the behaviour the test saw
+//! and never names a mistake the code may not contain. Only where the facts
+//! say nothing specific (an invariant of the explorer, a worker's token on
+//! etcd) does the claim's own hint ([`for_claim`]) speak.
 //!
 //! Every hint has three levels. Level 1, printed with the failure, is a
 //! question that points at the cause. Level 2 says where to look. Level 3 is
@@ -61,7 +62,7 @@ pub fn by_id(id: &str, track: Track) -> Option<Hint> {
 
 /// The hint for a failing step of `claim` on `track`, chosen on what
 /// happened (`facts`): the one the observation selects, if what it takes
-/// for granted holds for these facts ([`premise`]), or else a neutral one
+/// for granted holds for these facts (its premise), or else a neutral one
 /// that names the difference and asks about it.
 pub fn for_step(claim: &Claim, track: Track, facts: &Facts) -> Hint {
     let id = selected(claim, track, facts);

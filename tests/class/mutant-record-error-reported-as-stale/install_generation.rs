@@ -1,0 +1,1 @@
+../../../solutions/install_generation.rs

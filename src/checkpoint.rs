@@ -26,68 +26,14 @@
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
-use std::fmt;
+use std::collections::{HashMap, HashSet};
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use fencing_lab_api::LabError;
+use lab_claims::facts::{Answer, Call, Event};
 
-/// A point in `apply` or `install_generation` where the hook is called.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Checkpoint {
-    /// A call of `apply` or `install_generation` (or a counterexample)
-    /// starts, before any statement: where a hook that counts per call
-    /// starts counting.
-    CallStarted,
-    /// Just after a statement that read a resource's generation
-    /// ([`Tx::installed_generation`](crate::Tx::installed_generation), or a
-    /// `SELECT` of one's own), before the connection does anything else.
-    GenerationRead,
-    /// Just after a statement that read the `requests` table (a record
-    /// lookup, whether it found one or not), before anything else.
-    RecordRead,
-    /// On PostgreSQL only: just after a statement that read a resource's
-    /// value without its generation (`PgTx::value`,
-    /// or a `SELECT` of one's own). Read before the row is locked, the
-    /// value can be overtaken by another session's effect; SQLite's
-    /// transactions are serializable, and a value read there is not a
-    /// moment worth pausing at.
-    ValueRead,
-    /// Just before a resource's value changes: every check is done and the
-    /// effect is next.
-    BeforeEffect,
-    /// Just before a record goes into `requests`. In the reference the
-    /// value is written by then, so a fault here falls between the effect
-    /// and its record.
-    BeforeRecord,
-    /// Just before a resource's generation changes.
-    BeforeInstall,
-    /// Between two transactions of one call: the first has ended (its
-    /// commit or rollback returned, its locks are released) and nothing
-    /// else has started. Code that decides in one transaction and writes
-    /// in the next pauses here; code that runs in one transaction never
-    /// does (its last commit is the end of the call).
-    TransactionEnded,
-    /// In the worker-side-check counterexample: the worker has checked its
-    /// generation and is about to write without one.
-    WorkerChecked,
-}
-
-impl fmt::Display for Checkpoint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Checkpoint::CallStarted => "when the call started",
-            Checkpoint::GenerationRead => "after the generation was read",
-            Checkpoint::RecordRead => "after the record was looked up",
-            Checkpoint::ValueRead => "after the value was read",
-            Checkpoint::BeforeEffect => "before the effect",
-            Checkpoint::BeforeRecord => "before the record",
-            Checkpoint::BeforeInstall => "before the install",
-            // The hints find a pause between transactions by these words.
-            Checkpoint::TransactionEnded => lab_claims::facts::words::TRANSACTION_ENDED,
-            Checkpoint::WorkerChecked => "after the worker's check",
-        })
-    }
-}
+pub use lab_claims::facts::Checkpoint;
 
 /// What a test runs at a checkpoint: act on other connections, then return
 /// `Ok(())` to let the destination go on or an error to inject a fault.
@@ -121,6 +67,8 @@ pub(crate) struct Hooks {
     /// Whether the connection's last statement started inside a
     /// transaction (see [`Hooks::statement_starts`]).
     in_transaction: Cell<bool>,
+    /// The lab's events this connection adds to, and its number there.
+    trace: RefCell<Option<(Trace, usize)>>,
 }
 
 /// What a hook raised where it could not be raised at once.
@@ -202,6 +150,50 @@ impl Hooks {
         self.in_call.get()
     }
 
+    /// Adds this connection's calls and checkpoints to `trace`; returns
+    /// its number there.
+    pub(crate) fn trace_into(&self, trace: &Trace) -> usize {
+        let actor = trace.join();
+        *self.trace.borrow_mut() = Some((trace.clone(), actor));
+        actor
+    }
+
+    /// This connection's number in its lab's events, if it is traced.
+    pub(crate) fn actor(&self) -> Option<usize> {
+        self.trace.borrow().as_ref().map(|(_, actor)| *actor)
+    }
+
+    /// The lab's events this connection adds to, and its number there.
+    pub(crate) fn tracer(&self) -> Option<(Trace, usize)> {
+        self.trace.borrow().clone()
+    }
+
+    /// Runs `call` of the code under test (`run`, which runs it inside
+    /// [`Hooks::around`] or the destination's equivalent), and adds it and
+    /// its answer (`answer` tells it) to the lab's events.
+    pub(crate) fn call<T>(
+        &self,
+        call: Call,
+        answer: impl FnOnce(&Result<T, LabError>) -> Answer,
+        run: impl FnOnce() -> Result<T, LabError>,
+    ) -> Result<T, LabError> {
+        let traced = self.trace.borrow().clone();
+        if let Some((trace, actor)) = &traced {
+            trace.record(Event::Called {
+                actor: *actor,
+                call,
+            });
+        }
+        let result = run();
+        if let Some((trace, actor)) = &traced {
+            trace.record(Event::Answered {
+                actor: *actor,
+                answer: answer(&result),
+            });
+        }
+        result
+    }
+
     /// Runs one call of the learner's code (or the harness's) on this
     /// connection: starts from a clean slate ([`Checkpoint::CallStarted`]),
     /// then resumes a hook's panic or returns a deferred error instead of
@@ -247,6 +239,14 @@ impl Hooks {
     /// way out through SQLite's C code) and resumed by [`Hooks::around`];
     /// the statement is stopped with an error meanwhile.
     fn run(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
+        if checkpoint != Checkpoint::CallStarted {
+            if let Some((trace, actor)) = self.trace.borrow().as_ref() {
+                trace.record(Event::Reached {
+                    actor: *actor,
+                    at: checkpoint,
+                });
+            }
+        }
         let mut hook = self.hook.borrow_mut();
         let Some(hook) = hook.as_mut() else {
             return Ok(());
@@ -266,6 +266,145 @@ impl Hooks {
         if deferred.is_none() || matches!(what, Deferred::Panic(_)) {
             *deferred = Some(what);
         }
+    }
+}
+
+/// The most events a lab keeps: a test that makes thousands of calls on
+/// one lab (under load, a property's cases) keeps its first ones.
+const MOST_EVENTS: usize = 4096;
+
+/// A lab's events ([`Event`]), shared by every connection it opens and by
+/// the hooks SQLite runs inside a `COMMIT` (hence `Arc` and `Mutex`).
+#[derive(Clone, Default)]
+pub struct Trace(Arc<Mutex<Log>>);
+
+#[derive(Default)]
+struct Log {
+    events: Vec<Event>,
+    /// How many connections joined.
+    actors: usize,
+    /// What the test calls each connection (`worker A`), where it said.
+    names: HashMap<usize, String>,
+    /// Each connection's call under way.
+    calls: HashMap<usize, Call>,
+    /// The connections whose open transaction is about to change a
+    /// generation.
+    installing: HashSet<usize>,
+    /// The generation installed on each resource, as the commits made it.
+    installed: HashMap<String, i64>,
+}
+
+impl Trace {
+    /// The events of a lab whose resources start at these generations.
+    pub fn new(start: &[(&str, i64)]) -> Trace {
+        let trace = Trace::default();
+        trace.log().installed = start
+            .iter()
+            .map(|&(resource, generation)| (resource.to_owned(), generation))
+            .collect();
+        trace
+    }
+
+    fn log(&self) -> std::sync::MutexGuard<'_, Log> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A new connection's number.
+    fn join(&self) -> usize {
+        let mut log = self.log();
+        log.actors += 1;
+        log.actors
+    }
+
+    /// Calls connection `actor` `name` (`worker A`) from now on.
+    pub fn name(&self, actor: usize, name: &str) {
+        self.log()
+            .names
+            .entry(actor)
+            .or_insert_with(|| name.to_owned());
+    }
+
+    /// What the test calls each connection it named.
+    pub fn names(&self) -> Vec<(usize, String)> {
+        let mut names: Vec<(usize, String)> = self
+            .log()
+            .names
+            .iter()
+            .map(|(actor, name)| (*actor, name.clone()))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Adds `event`.
+    fn record(&self, event: Event) {
+        let mut log = self.log();
+        match &event {
+            Event::Called { actor, call } => {
+                log.calls.insert(*actor, call.clone());
+            }
+            Event::Reached {
+                actor,
+                at: Checkpoint::BeforeInstall,
+            } => {
+                log.installing.insert(*actor);
+            }
+            Event::Answered { actor, .. } => {
+                log.calls.remove(actor);
+            }
+            _ => {}
+        }
+        if log.events.len() < MOST_EVENTS {
+            log.events.push(event);
+        }
+    }
+
+    /// A transaction of connection `actor` ended, `committed` or rolled
+    /// back: called from SQLite's own hooks, inside the `COMMIT` or
+    /// `ROLLBACK`, so in the database's order. Outside a call of the code
+    /// under test (the harness's own statements) it adds nothing.
+    pub(crate) fn ended(&self, actor: usize, committed: bool) {
+        let mut log = self.log();
+        let Some(call) = log.calls.get(&actor).cloned() else {
+            return;
+        };
+        let installing = log.installing.remove(&actor);
+        if let (
+            true,
+            true,
+            Call::Install {
+                resource,
+                generation,
+            },
+        ) = (installing, committed, &call)
+        {
+            log.installed.insert(resource.clone(), *generation);
+        }
+        let installed = log.installed.get(call.resource()).copied();
+        if log.events.len() < MOST_EVENTS {
+            log.events.push(Event::Ended {
+                actor,
+                committed,
+                installed,
+            });
+        }
+    }
+
+    /// The events so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.log().events.clone()
+    }
+
+    /// Forgets the events, as a lab put back to its start does; the
+    /// generations start again at `start`.
+    pub fn restart(&self, start: &[(&str, i64)]) {
+        let mut log = self.log();
+        log.events.clear();
+        log.installing.clear();
+        log.installed = start
+            .iter()
+            .map(|&(resource, generation)| (resource.to_owned(), generation))
+            .collect();
     }
 }
 

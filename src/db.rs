@@ -20,7 +20,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use tempfile::TempDir;
 
-use crate::checkpoint::{Checkpoint, Hooks};
+use crate::checkpoint::{Checkpoint, Hooks, Trace};
 use crate::schema::SCHEMA;
 use crate::watch::{self, Registration};
 use crate::{LabError, Record, State, Tx};
@@ -76,7 +76,12 @@ pub struct Lab {
     path: PathBuf,
     /// The journal mode the file was created with.
     journal: Journal,
+    /// What its connections did, in the order it happened there.
+    trace: Trace,
 }
+
+/// The generations the lab starts with, as [`Trace`] counts from them.
+pub(crate) const STARTING_GENERATIONS: [(&str, i64); 2] = [("fund-A", 1), ("fund-B", 1)];
 
 impl Lab {
     /// Creates the file, sets the journal mode and loads the schema:
@@ -117,6 +122,7 @@ impl Lab {
             _dir: Some(Arc::new(dir)),
             path,
             journal,
+            trace: Trace::new(&STARTING_GENERATIONS),
         })
     }
 
@@ -144,6 +150,7 @@ impl Lab {
             _dir: None,
             path,
             journal,
+            trace: Trace::default(),
         })
     }
 
@@ -163,6 +170,16 @@ impl Lab {
         let conn = self.open()?;
         let hooks = Rc::new(Hooks::default());
         let registration = watch::instrument(&conn, &hooks)?;
+        // Every commit and rollback, in the order the database applies
+        // them: SQLite runs these inside the `COMMIT` and `ROLLBACK`.
+        let actor = hooks.trace_into(&self.trace);
+        let (on_commit, on_rollback) = (self.trace.clone(), self.trace.clone());
+        conn.commit_hook(Some(move || {
+            on_commit.ended(actor, true);
+            // Let the commit go on.
+            false
+        }));
+        conn.rollback_hook(Some(move || on_rollback.ended(actor, false)));
         Ok(LabConnection {
             conn,
             hooks,
@@ -195,7 +212,14 @@ impl Lab {
     /// file per case would cost more than the case. Open connections stay
     /// usable; none may be inside a transaction.
     pub fn restart(&self) -> Result<(), LabError> {
-        restart(&self.open()?)
+        restart(&self.open()?)?;
+        self.trace.restart(&STARTING_GENERATIONS);
+        Ok(())
+    }
+
+    /// What this lab's connections did so far ([`Trace`]).
+    pub fn trace(&self) -> &Trace {
+        &self.trace
     }
 
     /// The names of all resources, so a test can prove nothing was created.
@@ -286,6 +310,11 @@ impl LabConnection {
     /// Removes the hook.
     pub fn clear_checkpoint(&mut self) {
         self.hooks.clear();
+    }
+
+    /// This connection's number in its lab's events ([`Trace`]).
+    pub fn actor(&self) -> Option<usize> {
+        self.hooks.actor()
     }
 
     /// This connection's checkpoints, to run a call around

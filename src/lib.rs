@@ -102,9 +102,20 @@ pub fn install_generation(
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {
-    db.hooks().around(|| {
-        panics::guard("install_generation", claims::INSTALL, || {
-            fencing_lab_exercises::install_generation(&mut db.exercise(), resource, new_generation)
+    let call = claims::facts::Call::Install {
+        resource: resource.to_owned(),
+        generation: new_generation,
+    };
+    let hooks = db.hooks();
+    hooks.call(call, scenes::expect::install_answer, || {
+        hooks.around(|| {
+            panics::guard("install_generation", claims::INSTALL, || {
+                fencing_lab_exercises::install_generation(
+                    &mut db.exercise(),
+                    resource,
+                    new_generation,
+                )
+            })
         })
     })
 }
@@ -119,15 +130,24 @@ pub fn apply(
     request_id: &str,
     delta: i64,
 ) -> Result<Outcome, LabError> {
-    db.hooks().around(|| {
-        panics::guard("apply", claims::APPLY, || {
-            fencing_lab_exercises::apply(
-                &mut db.exercise(),
-                resource,
-                generation,
-                request_id,
-                delta,
-            )
+    let call = claims::facts::Call::Apply {
+        resource: resource.to_owned(),
+        generation,
+        request_id: request_id.to_owned(),
+        delta,
+    };
+    let hooks = db.hooks();
+    hooks.call(call, scenes::expect::answer, || {
+        hooks.around(|| {
+            panics::guard("apply", claims::APPLY, || {
+                fencing_lab_exercises::apply(
+                    &mut db.exercise(),
+                    resource,
+                    generation,
+                    request_id,
+                    delta,
+                )
+            })
         })
     })
 }

@@ -7,7 +7,7 @@
 //! stays in the learner's two functions; these traits only route a call to
 //! the right one.
 
-use crate::checkpoint::Checkpoint;
+use crate::checkpoint::{Checkpoint, Trace};
 use crate::{LabError, Outcome, Record, State};
 
 /// One lab: a destination with `fund-A` and `fund-B`, and an observer.
@@ -39,6 +39,11 @@ pub trait Store: Clone + 'static {
     /// lab per case would cost more than the case. Open sessions stay
     /// usable; none may be inside a transaction.
     fn restart(&self) -> Result<(), LabError>;
+
+    /// What the lab's connections did so far, where it keeps that.
+    fn trace(&self) -> Option<Trace> {
+        None
+    }
 }
 
 /// One connection, as a worker or the authority holds it.
@@ -76,6 +81,11 @@ pub trait Session {
     fn unobserved(&self) -> Option<&'static str> {
         None
     }
+
+    /// The lab's events this connection adds to, and its number there.
+    fn traced(&self) -> Option<(Trace, usize)> {
+        None
+    }
 }
 
 impl Store for crate::Lab {
@@ -107,6 +117,10 @@ impl Store for crate::Lab {
 
     fn restart(&self) -> Result<(), LabError> {
         crate::Lab::restart(self)
+    }
+
+    fn trace(&self) -> Option<Trace> {
+        Some(crate::Lab::trace(self).clone())
     }
 }
 
@@ -140,5 +154,9 @@ impl Session for crate::LabConnection {
 
     fn clear_checkpoint(&mut self) {
         crate::LabConnection::clear_checkpoint(self);
+    }
+
+    fn traced(&self) -> Option<(Trace, usize)> {
+        self.hooks().tracer()
     }
 }

@@ -71,6 +71,32 @@ pub enum Answer {
 }
 
 impl Answer {
+    /// The answer in a few words (`applied 5`, `stale (presented 1,
+    /// installed 2)`).
+    pub fn short(&self) -> String {
+        use Answer::*;
+        match self {
+            Applied(result) => format!("applied {result}"),
+            Replayed(result) => format!("replayed {result}"),
+            Stale(Some((presented, installed))) => {
+                format!("stale (presented {presented}, installed {installed})")
+            }
+            NeverIssued(Some((presented, installed))) => {
+                format!("never issued (presented {presented}, installed {installed})")
+            }
+            Stale(None) => "stale".to_owned(),
+            NeverIssued(None) => "never issued".to_owned(),
+            other => format!("{other:?}")
+                .chars()
+                .enumerate()
+                .flat_map(|(i, c)| {
+                    let space = (i > 0 && c.is_uppercase()).then_some(' ');
+                    space.into_iter().chain(c.to_lowercase())
+                })
+                .collect(),
+        }
+    }
+
     /// Refused by its generation: stale or never issued.
     pub fn refused_by_generation(&self) -> bool {
         matches!(self, Answer::Stale(_) | Answer::NeverIssued(_))
@@ -231,6 +257,11 @@ pub struct Facts {
     /// The words of an etcd worker's step and of lesson 8's refusals, whose
     /// producers report prose: the first lines that differ.
     pub words: (String, String),
+    /// What the lab's connections did up to the step, in the order it
+    /// happened there, where the lab keeps that (empty otherwise).
+    pub events: Vec<Event>,
+    /// What the test calls each connection it named (`worker A`).
+    pub names: Vec<(usize, String)>,
 }
 
 impl Facts {
@@ -244,6 +275,8 @@ impl Facts {
             expected,
             got,
             words: (String::new(), String::new()),
+            events: Vec::new(),
+            names: Vec::new(),
         }
     }
 
@@ -258,6 +291,8 @@ impl Facts {
             expected_whole: words::observed(expected),
             got_whole: words::observed(got),
             words: (first_expected.to_owned(), first_got.to_owned()),
+            events: Vec::new(),
+            names: Vec::new(),
         }
     }
 
@@ -271,6 +306,87 @@ impl Facts {
         self.pauses.contains(&Pause::Held)
     }
 
+    /// The failing call's run, from the events, where another connection
+    /// acted during it: each connection's calls, checkpoints, commits
+    /// (with the generation installed once each committed) and answers,
+    /// in the order they happened at the destination. `None` where the
+    /// lab kept no events or the call ran alone.
+    pub fn happened(&self) -> Option<String> {
+        let (actor, run) = self.last_call()?;
+        if run.iter().all(|event| event.actor() == actor) {
+            return None;
+        }
+        let commits_seen = run.iter().any(|event| matches!(event, Event::Ended { .. }));
+        let name = |actor: usize| {
+            self.names
+                .iter()
+                .find(|(a, _)| *a == actor)
+                .map_or_else(|| format!("connection {actor}"), |(_, name)| name.clone())
+        };
+        let mut parts: Vec<String> = Vec::new();
+        let mut speaking = None;
+        for event in run {
+            let said = match event {
+                Event::Called { call, .. } => call.to_string(),
+                Event::Reached { at, .. } => match at {
+                    // Where commits are seen, the commit says it.
+                    Checkpoint::TransactionEnded if commits_seen => continue,
+                    Checkpoint::TransactionEnded => "ended a transaction".to_owned(),
+                    Checkpoint::GenerationRead => "read the generation".to_owned(),
+                    Checkpoint::RecordRead => "looked the record up".to_owned(),
+                    Checkpoint::ValueRead => "read the value".to_owned(),
+                    Checkpoint::BeforeEffect => "wrote the value".to_owned(),
+                    Checkpoint::BeforeRecord => "wrote the record".to_owned(),
+                    Checkpoint::BeforeInstall => "wrote the generation".to_owned(),
+                    Checkpoint::CallStarted | Checkpoint::WorkerChecked => continue,
+                },
+                Event::Ended {
+                    committed: true,
+                    installed: Some(generation),
+                    ..
+                } => format!("committed (generation {generation} installed)"),
+                Event::Ended {
+                    committed: true, ..
+                } => "committed".to_owned(),
+                Event::Ended { .. } => "rolled back".to_owned(),
+                Event::Answered { answer, .. } => format!("answered {}", answer.short()),
+            };
+            if speaking == Some(event.actor()) {
+                parts.push(said);
+            } else {
+                speaking = Some(event.actor());
+                parts.push(format!("{}: {said}", name(event.actor())));
+            }
+        }
+        Some(parts.join(", "))
+    }
+
+    /// The last call that answered, from its start to its answer: its
+    /// connection and the events between, every connection's.
+    pub fn last_call(&self) -> Option<(usize, &[Event])> {
+        let events = &self.events;
+        let answered = events
+            .iter()
+            .rposition(|event| matches!(event, Event::Answered { .. }))?;
+        let actor = events[answered].actor();
+        let called = events[..answered]
+            .iter()
+            .rposition(|event| matches!(event, Event::Called { actor: a, .. } if *a == actor))?;
+        Some((actor, &events[called..=answered]))
+    }
+
+    /// Whether another connection committed while the last call was under
+    /// way; `None` where the lab saw no commits (PostgreSQL, or no events).
+    pub fn others_committed_during_the_call(&self) -> Option<bool> {
+        let (actor, run) = self.last_call()?;
+        let commits_seen = self.events.iter().any(|e| matches!(e, Event::Ended { .. }));
+        commits_seen.then(|| {
+            run.iter().any(|event| {
+                matches!(event, Event::Ended { actor: a, committed: true, .. } if *a != actor)
+            })
+        })
+    }
+
     /// These facts, with `got` typed by its producer in place of what its
     /// words read as, and `expected`'s words kept.
     pub fn with_got(self, got: Observed) -> Facts {
@@ -278,6 +394,170 @@ impl Facts {
             got_whole: got.clone(),
             got,
             ..self
+        }
+    }
+}
+
+/// A point in `apply` or `install_generation` where the hook is called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Checkpoint {
+    /// A call of `apply` or `install_generation` (or a counterexample)
+    /// starts, before any statement: where a hook that counts per call
+    /// starts counting.
+    CallStarted,
+    /// Just after a statement that read a resource's generation
+    /// (`Tx::installed_generation`, or a
+    /// `SELECT` of one's own), before the connection does anything else.
+    GenerationRead,
+    /// Just after a statement that read the `requests` table (a record
+    /// lookup, whether it found one or not), before anything else.
+    RecordRead,
+    /// On PostgreSQL only: just after a statement that read a resource's
+    /// value without its generation (`PgTx::value`,
+    /// or a `SELECT` of one's own). Read before the row is locked, the
+    /// value can be overtaken by another session's effect; SQLite's
+    /// transactions are serializable, and a value read there is not a
+    /// moment worth pausing at.
+    ValueRead,
+    /// Just before a resource's value changes: every check is done and the
+    /// effect is next.
+    BeforeEffect,
+    /// Just before a record goes into `requests`. In the reference the
+    /// value is written by then, so a fault here falls between the effect
+    /// and its record.
+    BeforeRecord,
+    /// Just before a resource's generation changes.
+    BeforeInstall,
+    /// Between two transactions of one call: the first has ended (its
+    /// commit or rollback returned, its locks are released) and nothing
+    /// else has started. Code that decides in one transaction and writes
+    /// in the next pauses here; code that runs in one transaction never
+    /// does (its last commit is the end of the call).
+    TransactionEnded,
+    /// In the worker-side-check counterexample: the worker has checked its
+    /// generation and is about to write without one.
+    WorkerChecked,
+}
+
+impl std::fmt::Display for Checkpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Checkpoint::CallStarted => "when the call started",
+            Checkpoint::GenerationRead => "after the generation was read",
+            Checkpoint::RecordRead => "after the record was looked up",
+            Checkpoint::ValueRead => "after the value was read",
+            Checkpoint::BeforeEffect => "before the effect",
+            Checkpoint::BeforeRecord => "before the record",
+            Checkpoint::BeforeInstall => "before the install",
+            // The hints find a pause between transactions by these words.
+            Checkpoint::TransactionEnded => words::TRANSACTION_ENDED,
+            Checkpoint::WorkerChecked => "after the worker's check",
+        })
+    }
+}
+
+/// A call of the code under test, with its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call {
+    /// `apply(resource, generation, request_id, delta)`.
+    Apply {
+        /// The resource.
+        resource: String,
+        /// The generation presented.
+        generation: i64,
+        /// The request id.
+        request_id: String,
+        /// The delta.
+        delta: i64,
+    },
+    /// `install_generation(resource, generation)`.
+    Install {
+        /// The resource.
+        resource: String,
+        /// The generation to install.
+        generation: i64,
+    },
+}
+
+impl Call {
+    /// The resource the call is about.
+    pub fn resource(&self) -> &str {
+        match self {
+            Call::Apply { resource, .. } | Call::Install { resource, .. } => resource,
+        }
+    }
+}
+
+impl std::fmt::Display for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Call::Apply {
+                resource,
+                generation,
+                request_id,
+                delta,
+            } => write!(
+                f,
+                "apply({resource}, generation {generation}, {request_id:?}, {delta:+})"
+            ),
+            Call::Install {
+                resource,
+                generation,
+            } => write!(f, "install_generation({resource}, {generation})"),
+        }
+    }
+}
+
+/// One thing a connection of the lab did, as the destination saw it. A
+/// lab's events are kept in the order they happened there: the calls and
+/// checkpoints in the order the test's one thread met them, and on SQLite
+/// every commit and rollback in the order the database applied them (its
+/// own commit and rollback hooks, which run inside the `COMMIT`), so a
+/// commit is dated by the database, never by when its call returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// A call of the code under test began on connection `actor`.
+    Called {
+        /// The connection, numbered from 1 in the order the lab opened them.
+        actor: usize,
+        /// The call and its arguments.
+        call: Call,
+    },
+    /// The call reached a checkpoint: a read done, a write about to be
+    /// made, a transaction ended.
+    Reached {
+        /// The connection.
+        actor: usize,
+        /// Where.
+        at: Checkpoint,
+    },
+    /// A transaction of `actor`'s ended.
+    Ended {
+        /// The connection.
+        actor: usize,
+        /// Committed, or rolled back.
+        committed: bool,
+        /// The generation installed on the call's resource once it had
+        /// ended (its own install, if it committed one).
+        installed: Option<i64>,
+    },
+    /// The call returned.
+    Answered {
+        /// The connection.
+        actor: usize,
+        /// What it answered.
+        answer: Answer,
+    },
+}
+
+impl Event {
+    /// The connection the event is about.
+    pub fn actor(&self) -> usize {
+        match self {
+            Event::Called { actor, .. }
+            | Event::Reached { actor, .. }
+            | Event::Ended { actor, .. }
+            | Event::Answered { actor, .. } => *actor,
         }
     }
 }

@@ -56,10 +56,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use postgres::{Client, Config, NoTls};
 
+use crate::checkpoint::Trace;
 use crate::checkpoint::{Checkpoint, Hooks};
+use crate::claims::facts::Call as CallFact;
 use crate::claims::{PG_APPLY, PG_INSTALL};
 use crate::counterexample::{Direct, Param, pg_params};
+use crate::db::STARTING_GENERATIONS;
 use crate::panics::guard;
+use crate::scenes::expect;
 use crate::{LabError, Outcome, Record, Session, State, Store};
 
 /// The authority installs `new_generation` on `resource` (the learner's
@@ -69,13 +73,19 @@ pub fn install_generation(
     resource: &str,
     new_generation: i64,
 ) -> Result<(), LabError> {
-    gate::serve(db, &[Checkpoint::GenerationRead], |db| {
-        guard("install_generation", PG_INSTALL, || {
-            fencing_lab_exercises::postgres::install_generation(
-                &mut db.exercise(),
-                resource,
-                new_generation,
-            )
+    let call = CallFact::Install {
+        resource: resource.to_owned(),
+        generation: new_generation,
+    };
+    db.hooks().call(call, expect::install_answer, || {
+        gate::serve(db, &[Checkpoint::GenerationRead], |db| {
+            guard("install_generation", PG_INSTALL, || {
+                fencing_lab_exercises::postgres::install_generation(
+                    &mut db.exercise(),
+                    resource,
+                    new_generation,
+                )
+            })
         })
     })
 }
@@ -90,21 +100,29 @@ pub fn apply(
     request_id: &str,
     delta: i64,
 ) -> Result<Outcome, LabError> {
-    gate::serve(
-        db,
-        &[Checkpoint::GenerationRead, Checkpoint::RecordRead],
-        |db| {
-            guard("apply", PG_APPLY, || {
-                fencing_lab_exercises::postgres::apply(
-                    &mut db.exercise(),
-                    resource,
-                    generation,
-                    request_id,
-                    delta,
-                )
-            })
-        },
-    )
+    let call = CallFact::Apply {
+        resource: resource.to_owned(),
+        generation,
+        request_id: request_id.to_owned(),
+        delta,
+    };
+    db.hooks().call(call, expect::answer, || {
+        gate::serve(
+            db,
+            &[Checkpoint::GenerationRead, Checkpoint::RecordRead],
+            |db| {
+                guard("apply", PG_APPLY, || {
+                    fencing_lab_exercises::postgres::apply(
+                        &mut db.exercise(),
+                        resource,
+                        generation,
+                        request_id,
+                        delta,
+                    )
+                })
+            },
+        )
+    })
 }
 
 /// The schema, the same tables as the SQLite lab's. `bigint` refuses a value
@@ -190,6 +208,9 @@ struct Inner {
     /// The session that holds the gates of paused sessions (see
     /// `src/pg/gate.rs`), opened on first use.
     control: Mutex<Option<Client>>,
+    /// What its sessions did: calls, checkpoints and answers (no commits:
+    /// the server runs no hook of the client's inside a `COMMIT`).
+    trace: Trace,
 }
 
 impl PgLab {
@@ -256,6 +277,7 @@ impl PgLab {
                 dropped: server.shared_by_others(),
                 observer: Mutex::new(Some(observer)),
                 control: Mutex::new(None),
+                trace: Trace::new(&STARTING_GENERATIONS),
             }),
         })
     }
@@ -274,6 +296,7 @@ impl PgLab {
                 dropped: false,
                 observer: Mutex::new(None),
                 control: Mutex::new(None),
+                trace: Trace::default(),
             }),
         })
     }
@@ -320,13 +343,20 @@ impl PgLab {
         // Asked now, for every session alike: asked when a hook is first
         // armed, it would be one more statement in a watched call.
         let session: i32 = client.query_one("SELECT pg_backend_pid()", &[])?.get(0);
-        Ok(PgConnection {
+        let connection = PgConnection {
             client,
             link,
             lab: self.clone(),
             id: gate::new_id(),
             session,
-        })
+        };
+        connection.hooks().trace_into(&self.inner.trace);
+        Ok(connection)
+    }
+
+    /// What this lab's sessions did so far ([`Trace`]).
+    pub fn trace(&self) -> &Trace {
+        &self.inner.trace
     }
 
     /// A plain session in this lab's schema.
@@ -399,7 +429,9 @@ impl PgLab {
             Ok(client.batch_execute(&format!(
                 "BEGIN; DELETE FROM requests; DELETE FROM resources; {START} COMMIT;"
             ))?)
-        })
+        })?;
+        self.inner.trace.restart(&STARTING_GENERATIONS);
+        Ok(())
     }
 
     /// The names of all resources, so a test can prove nothing was created.
@@ -500,6 +532,10 @@ impl Store for PgLab {
     fn restart(&self) -> Result<(), LabError> {
         PgLab::restart(self)
     }
+
+    fn trace(&self) -> Option<Trace> {
+        Some(self.inner.trace.clone())
+    }
 }
 
 /// A session as the shared claims drive it.
@@ -537,6 +573,10 @@ impl Session for PgConnection {
 
     fn unobserved(&self) -> Option<&'static str> {
         PgConnection::unobserved(self)
+    }
+
+    fn traced(&self) -> Option<(Trace, usize)> {
+        self.hooks().tracer()
     }
 }
 

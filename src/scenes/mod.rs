@@ -23,7 +23,7 @@ use std::fmt::{self, Display};
 use std::rc::Rc;
 
 use crate::checkpoint::Checkpoint;
-use crate::claims::facts::{Answer, Facts, Met, Observed, Pause};
+use crate::claims::facts::{Answer, Event, Facts, Met, Observed, Pause};
 use crate::transcript::{Halt, records_line};
 use crate::{LabError, Session, Store, describe, describe_error};
 
@@ -81,6 +81,9 @@ pub struct Step {
     /// it so (a call's answer, the observer's state and records, what the
     /// actors met while the call was paused).
     pub got_fact: Option<Observed>,
+    /// What the lab's connections did up to a failed step, and what the
+    /// test calls them (taken only when the step failed).
+    pub events: (Vec<Event>, Vec<(usize, String)>),
 }
 
 impl Step {
@@ -95,6 +98,7 @@ impl Step {
             unobserved: None,
             pauses: Vec::new(),
             got_fact: None,
+            events: (Vec::new(), Vec::new()),
         }
     }
 
@@ -105,6 +109,11 @@ impl Step {
         let facts = match &self.got_fact {
             Some(got) => facts.with_got(got.clone()),
             None => facts,
+        };
+        let facts = Facts {
+            events: self.events.0.clone(),
+            names: self.events.1.clone(),
+            ..facts
         };
         if self.pauses.is_empty() {
             return facts;
@@ -259,9 +268,17 @@ impl<'o, S: Store> Stage<'o, S> {
         self.report(Step::failed(step, expected, got))
     }
 
-    /// Reports a step, after the story's pending lines.
+    /// Reports a step, after the story's pending lines; a failed one with
+    /// what the lab's connections did up to it.
     pub fn report(&self, step: Step) -> Result<(), Halt> {
         self.flush();
+        let step = match (step.failed, self.lab.trace()) {
+            (true, Some(trace)) => Step {
+                events: (trace.events(), trace.names()),
+                ..step
+            },
+            _ => step,
+        };
         self.observer.check(self.claim, step)
     }
 
@@ -323,8 +340,12 @@ impl<'o, S: Store> Stage<'o, S> {
         )
     }
 
-    /// A call's line, `step -> got`, then its check.
+    /// A call's line, `step -> got`, then its check; the lab's events call
+    /// `db` `role` from now on.
     pub fn told(&self, role: &str, db: &impl Session, step: Step) -> Result<(), Halt> {
+        if let Some((trace, actor)) = db.traced() {
+            trace.name(actor, role);
+        }
         self.say(role, format_args!("{} -> {}", step.name, step.got));
         self.report(Step {
             unobserved: db.unobserved(),
@@ -495,9 +516,12 @@ pub fn probe_and_install(
 /// its own, on either destination. Its outcome goes to `paused` as
 /// "install: ...".
 pub fn install_while_paused<S: Store>(lab: &S, paused: &Paused, resource: &str, generation: i64) {
-    let install = lab
-        .connect()
-        .and_then(|mut authority| authority.install_generation(resource, generation));
+    let install = lab.connect().and_then(|mut authority| {
+        if let Some((trace, actor)) = authority.traced() {
+            trace.name(actor, "authority");
+        }
+        authority.install_generation(resource, generation)
+    });
     let answer = expect::install_answer(&install);
     let install = expect::describe_install(&install);
     paused.say(
@@ -525,9 +549,12 @@ pub fn try_apply(
     role: &str,
     (resource, generation, request_id, delta): (&str, i64, &str, i64),
 ) {
-    let apply = lab
-        .connect()
-        .and_then(|mut worker| crate::apply(&mut worker, resource, generation, request_id, delta));
+    let apply = lab.connect().and_then(|mut worker| {
+        if let Some((trace, actor)) = worker.traced() {
+            trace.name(actor, role);
+        }
+        crate::apply(&mut worker, resource, generation, request_id, delta)
+    });
     let answer = expect::answer(&apply);
     let apply = describe(&apply);
     let request_id = shown_id(request_id);

@@ -132,8 +132,12 @@ impl Check {
                 track = self.track.name(),
             );
         }
+        let happened = facts
+            .happened()
+            .map(|run| format!("  happened: {run}\n"))
+            .unwrap_or_default();
         panic!(
-            "\nclaim {id} failed on {track}: {text}\n  step:     {step}\n  expected: {expected}\n  got:      {got}\n  open:     {files}\n  hint:     {question}\n  more:     {more}   [hint {hint_id}]\n",
+            "\nclaim {id} failed on {track}: {text}\n  step:     {step}\n  expected: {expected}\n  got:      {got}\n{happened}  open:     {files}\n  hint:     {question}\n  more:     {more}   [hint {hint_id}]\n",
             id = self.claim.id,
             track = self.track.name(),
             text = self.claim.text,
@@ -233,8 +237,13 @@ impl Check {
     /// and the call took a route the checkpoints do not see, say so.
     #[track_caller]
     fn judge(&self, db: &impl Session, step: Step) {
+        let events = match (step.failed, db.traced()) {
+            (true, Some((trace, _))) => (trace.events(), trace.names()),
+            _ => step.events.clone(),
+        };
         self.check(Step {
             unobserved: db.unobserved(),
+            events,
             ..step
         });
     }

@@ -57,7 +57,13 @@ fn premise(id: &str, facts: &Facts) -> Option<bool> {
         "not-allowed" => *got == NotAllowed,
         // Where the call was paused, and what met it there.
         "decided-in-another-transaction" => paused(Pause::BetweenTransactions),
-        "lock-taken-after-the-read" => paused(Pause::InstallGotIn) && *got == Contention,
+        // "…though that install had committed by then": where the lab saw
+        // commits, one of another connection's fell inside the call.
+        "lock-taken-after-the-read" => {
+            paused(Pause::InstallGotIn)
+                && *got == Contention
+                && facts.others_committed_during_the_call().unwrap_or(true)
+        }
         "read-without-lock" => got_words.contains("generation was read while"),
         "lost-update" => {
             let applied_both = |o: &Observed| match o {

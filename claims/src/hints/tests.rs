@@ -631,3 +631,83 @@ fn one_record_and_records_lines_are_read_alike() {
     let none = "first delivery: applied, result 2; second: replayed, original result 2; value 2; records: none";
     assert!(record_ids(none).is_empty());
 }
+
+/// Issue 38: what the lab's connections did is told in the order the
+/// database saw it, and a hint that says another install had committed
+/// holds only where one did.
+#[test]
+fn a_call_overtaken_by_a_commit_is_told_in_the_databases_order() {
+    use crate::facts::{Call, Checkpoint, Event};
+    let apply = Call::Apply {
+        resource: "fund-A".to_owned(),
+        generation: 1,
+        request_id: "r1".to_owned(),
+        delta: 5,
+    };
+    let install = Call::Install {
+        resource: "fund-A".to_owned(),
+        generation: 2,
+    };
+    let run = |install_commits: bool| {
+        let mut events = vec![
+            Event::Called {
+                actor: 1,
+                call: apply.clone(),
+            },
+            Event::Reached {
+                actor: 1,
+                at: Checkpoint::GenerationRead,
+            },
+            Event::Called {
+                actor: 2,
+                call: install.clone(),
+            },
+            Event::Ended {
+                actor: 2,
+                committed: install_commits,
+                installed: Some(if install_commits { 2 } else { 1 }),
+            },
+            Event::Answered {
+                actor: 2,
+                answer: Answer::Installed,
+            },
+            Event::Ended {
+                actor: 1,
+                committed: false,
+                installed: Some(2),
+            },
+            Event::Answered {
+                actor: 1,
+                answer: Answer::Contention,
+            },
+        ];
+        if !install_commits {
+            events.retain(|event| !matches!(event, Event::Answered { actor: 2, .. }));
+        }
+        let step = format!(
+            "apply(fund-A, generation 1, \"r1\", +5), paused after the generation was read {INSTALL_GOT_IN}"
+        );
+        Facts {
+            events,
+            names: vec![(1, "worker A".to_owned()), (2, "authority".to_owned())],
+            ..Facts::read(
+                &step,
+                "rejected: stale generation: presented 1, installed 2",
+                "contention: another connection holds the lock",
+            )
+        }
+    };
+    let overtaken = run(true);
+    assert_eq!(
+        overtaken.happened().as_deref(),
+        Some(
+            "worker A: apply(fund-A, generation 1, \"r1\", +5), read the generation, \
+             authority: install_generation(fund-A, 2), committed (generation 2 installed), \
+             answered installed, worker A: rolled back, answered contention"
+        )
+    );
+    assert!(premise_holds("lock-taken-after-the-read", &overtaken));
+    // The same words where the other connection committed nothing: the
+    // hint's "that install had committed" would be false.
+    assert!(!premise_holds("lock-taken-after-the-read", &run(false)));
+}

@@ -239,25 +239,29 @@ impl Hooks {
     /// way out through SQLite's C code) and resumed by [`Hooks::around`];
     /// the statement is stopped with an error meanwhile.
     fn run(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
-        if checkpoint != Checkpoint::CallStarted {
-            if let Some((trace, actor)) = self.trace.borrow().as_ref() {
-                trace.record(Event::Reached {
-                    actor: *actor,
-                    at: checkpoint,
-                });
-            }
+        let traced = self.trace.borrow().clone();
+        if let (Some((trace, actor)), false) = (&traced, checkpoint == Checkpoint::CallStarted) {
+            trace.record(Event::Reached {
+                actor: *actor,
+                at: checkpoint,
+            });
         }
         let mut hook = self.hook.borrow_mut();
         let Some(hook) = hook.as_mut() else {
             return Ok(());
         };
-        match panic::catch_unwind(AssertUnwindSafe(|| hook(checkpoint))) {
+        let mark = traced.as_ref().map(|(trace, _)| trace.mark());
+        let result = match panic::catch_unwind(AssertUnwindSafe(|| hook(checkpoint))) {
             Ok(result) => result,
             Err(payload) => {
                 self.defer(Deferred::Panic(payload));
                 Err(LabError::InjectedFault("the test's hook panicked"))
             }
+        };
+        if let (Some((trace, actor)), Some(mark)) = (&traced, mark) {
+            trace.resumed(*actor, mark);
         }
+        result
     }
 
     /// Keeps the first thing deferred: a panic wins over an error.
@@ -290,6 +294,8 @@ struct Log {
     /// The connections whose open transaction is about to change a
     /// generation.
     installing: HashSet<usize>,
+    /// The connections whose open transaction reached a write.
+    writing: HashSet<usize>,
     /// The generation installed on each resource, as the commits made it.
     installed: HashMap<String, i64>,
 }
@@ -316,12 +322,21 @@ impl Trace {
         log.actors
     }
 
-    /// Calls connection `actor` `name` (`worker A`) from now on.
+    /// Calls connection `actor` `name` (`worker A`) from now on, unless
+    /// it has a name; a name another connection has already is numbered
+    /// (`authority (2)`).
     pub fn name(&self, actor: usize, name: &str) {
-        self.log()
-            .names
-            .entry(actor)
-            .or_insert_with(|| name.to_owned());
+        let mut log = self.log();
+        if log.names.contains_key(&actor) {
+            return;
+        }
+        let mut named = name.to_owned();
+        let mut n = 1;
+        while log.names.values().any(|other| *other == named) {
+            n += 1;
+            named = format!("{name} ({n})");
+        }
+        log.names.insert(actor, named);
     }
 
     /// What the test calls each connection it named.
@@ -348,6 +363,13 @@ impl Trace {
                 at: Checkpoint::BeforeInstall,
             } => {
                 log.installing.insert(*actor);
+                log.writing.insert(*actor);
+            }
+            Event::Reached {
+                actor,
+                at: Checkpoint::BeforeEffect | Checkpoint::BeforeRecord,
+            } => {
+                log.writing.insert(*actor);
             }
             Event::Answered { actor, .. } => {
                 log.calls.remove(actor);
@@ -369,6 +391,7 @@ impl Trace {
             return;
         };
         let installing = log.installing.remove(&actor);
+        let wrote = log.writing.remove(&actor);
         if let (
             true,
             true,
@@ -385,8 +408,28 @@ impl Trace {
             log.events.push(Event::Ended {
                 actor,
                 committed,
+                wrote,
                 installed,
             });
+        }
+    }
+
+    /// Where the events stand now, for [`Trace::resumed`].
+    fn mark(&self) -> usize {
+        self.log().events.len()
+    }
+
+    /// Connection `actor` goes on after a test's hook held it at a
+    /// checkpoint: if another connection acted meanwhile (since `mark`),
+    /// that is said.
+    fn resumed(&self, actor: usize, mark: usize) {
+        let mut log = self.log();
+        let others = log
+            .events
+            .get(mark..)
+            .is_some_and(|since| since.iter().any(|event| event.actor() != actor));
+        if others && log.events.len() < MOST_EVENTS {
+            log.events.push(Event::Resumed { actor });
         }
     }
 
@@ -401,6 +444,7 @@ impl Trace {
         let mut log = self.log();
         log.events.clear();
         log.installing.clear();
+        log.writing.clear();
         log.installed = start
             .iter()
             .map(|&(resource, generation)| (resource.to_owned(), generation))

@@ -316,7 +316,6 @@ impl Facts {
         if run.iter().all(|event| event.actor() == actor) {
             return None;
         }
-        let commits_seen = run.iter().any(|event| matches!(event, Event::Ended { .. }));
         let name = |actor: usize| {
             self.names
                 .iter()
@@ -325,12 +324,19 @@ impl Facts {
         };
         let mut parts: Vec<String> = Vec::new();
         let mut speaking = None;
-        for event in run {
+        for (i, event) in run.iter().enumerate() {
+            // The end of a transaction whose commit or rollback was just
+            // told.
+            let just_ended = run[..i]
+                .iter()
+                .rev()
+                .find(|earlier| earlier.actor() == event.actor())
+                .is_some_and(|earlier| matches!(earlier, Event::Ended { .. }));
             let said = match event {
                 Event::Called { call, .. } => call.to_string(),
+                Event::Resumed { .. } => "went on".to_owned(),
                 Event::Reached { at, .. } => match at {
-                    // Where commits are seen, the commit says it.
-                    Checkpoint::TransactionEnded if commits_seen => continue,
+                    Checkpoint::TransactionEnded if just_ended => continue,
                     Checkpoint::TransactionEnded => "ended a transaction".to_owned(),
                     Checkpoint::GenerationRead => "read the generation".to_owned(),
                     Checkpoint::RecordRead => "looked the record up".to_owned(),
@@ -340,6 +346,11 @@ impl Facts {
                     Checkpoint::BeforeInstall => "wrote the generation".to_owned(),
                     Checkpoint::CallStarted | Checkpoint::WorkerChecked => continue,
                 },
+                Event::Ended {
+                    committed: true,
+                    wrote: false,
+                    ..
+                } => "committed (wrote nothing)".to_owned(),
                 Event::Ended {
                     committed: true,
                     installed: Some(generation),
@@ -537,9 +548,18 @@ pub enum Event {
         actor: usize,
         /// Committed, or rolled back.
         committed: bool,
+        /// Whether the transaction reached a write (a checkpoint before
+        /// one): a transaction that only read commits too.
+        wrote: bool,
         /// The generation installed on the call's resource once it had
         /// ended (its own install, if it committed one).
         installed: Option<i64>,
+    },
+    /// The call went on after the test held it at its last checkpoint
+    /// while other connections acted.
+    Resumed {
+        /// The connection.
+        actor: usize,
     },
     /// The call returned.
     Answered {
@@ -557,6 +577,7 @@ impl Event {
             Event::Called { actor, .. }
             | Event::Reached { actor, .. }
             | Event::Ended { actor, .. }
+            | Event::Resumed { actor }
             | Event::Answered { actor, .. } => *actor,
         }
     }

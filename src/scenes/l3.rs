@@ -56,6 +56,7 @@ pub fn apply_holds_the_lock(o: &dyn Observer, lab: &Lab, pause: Checkpoint) -> R
         format_args!("journal mode: {}", s.lab.journal_mode_in_file()?),
     );
     let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    s.name(&worker, "worker A");
 
     let (hook_lab, paused) = (s.lab.clone(), s.paused());
     pause_at(&mut worker, pause, move || {
@@ -122,6 +123,7 @@ fn apply_let_an_install_in(
 pub fn apply_decides_where_it_writes<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), Halt> {
     let s = Stage::new(o, "L3.2", lab);
     let (mut worker, mut authority) = (s.connect()?, s.connect()?);
+    s.name(&worker, "worker A");
 
     // The value the file held when the call paused between transactions.
     let at_pause = Rc::new(Cell::new(None));
@@ -173,6 +175,7 @@ pub fn apply_decides_where_it_writes<S: Store>(o: &dyn Observer, lab: &S) -> Res
 pub fn install_decides_where_it_writes<S: Store>(o: &dyn Observer, lab: &S) -> Result<(), Halt> {
     let s = Stage::new(o, "L3.3", lab);
     let (mut authority, mut other) = (s.connect()?, s.connect()?);
+    s.name(&authority, "authority");
 
     // The generation the file held when the call paused between
     // transactions.
@@ -248,6 +251,7 @@ pub fn install_meets_contention(o: &dyn Observer, lab: &Lab) -> Result<(), Halt>
 pub fn install_holds_the_lock(o: &dyn Observer, lab: &Lab, pause: Checkpoint) -> Result<(), Halt> {
     let s = Stage::new(o, "L3.3", lab);
     let mut authority = s.connect()?;
+    s.name(&authority, "authority");
 
     let (hook_lab, paused) = (s.lab.clone(), s.paused());
     pause_at(&mut authority, pause, move || {
@@ -395,6 +399,8 @@ fn one_paused<S: Store>(
 ) -> Result<Option<(Checkpoint, [String; 2])>, Halt> {
     let runner = 1 - paused_one;
     let (mut held, mut other) = (s.connect()?, s.connect()?);
+    s.name(&held, &format!("{}'s worker", ids[paused_one]));
+    s.name(&other, &format!("{}'s worker", ids[runner]));
     // What the runner answered, and where the paused one was.
     let ran: Rc<Cell<Option<String>>> = Rc::default();
     let where_paused: Rc<Cell<Option<Checkpoint>>> = Rc::default();

@@ -340,12 +340,17 @@ impl<'o, S: Store> Stage<'o, S> {
         )
     }
 
-    /// A call's line, `step -> got`, then its check; the lab's events call
-    /// `db` `role` from now on.
-    pub fn told(&self, role: &str, db: &impl Session, step: Step) -> Result<(), Halt> {
+    /// The lab's events call `db` `role` from now on.
+    pub fn name(&self, db: &impl Session, role: &str) {
         if let Some((trace, actor)) = db.traced() {
             trace.name(actor, role);
         }
+    }
+
+    /// A call's line, `step -> got`, then its check; the lab's events call
+    /// `db` `role` from now on.
+    pub fn told(&self, role: &str, db: &impl Session, step: Step) -> Result<(), Halt> {
+        self.name(db, role);
         self.say(role, format_args!("{} -> {}", step.name, step.got));
         self.report(Step {
             unobserved: db.unobserved(),

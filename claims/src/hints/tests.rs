@@ -665,6 +665,7 @@ fn a_call_overtaken_by_a_commit_is_told_in_the_databases_order() {
             Event::Ended {
                 actor: 2,
                 committed: install_commits,
+                wrote: true,
                 installed: Some(if install_commits { 2 } else { 1 }),
             },
             Event::Answered {
@@ -674,6 +675,7 @@ fn a_call_overtaken_by_a_commit_is_told_in_the_databases_order() {
             Event::Ended {
                 actor: 1,
                 committed: false,
+                wrote: false,
                 installed: Some(2),
             },
             Event::Answered {

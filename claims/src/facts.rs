@@ -372,6 +372,21 @@ impl Facts {
         Some(parts.join(", "))
     }
 
+    /// The failing call's run as one line for the grader ([`wire`]), where
+    /// [`Facts::happened`] tells one: what the grader draws.
+    pub fn run_line(&self) -> Option<String> {
+        self.happened()?;
+        let (_, run) = self.last_call()?;
+        let actors: Vec<usize> = run.iter().map(Event::actor).collect();
+        let names: Vec<(usize, String)> = self
+            .names
+            .iter()
+            .filter(|(actor, _)| actors.contains(actor))
+            .cloned()
+            .collect();
+        Some(wire::encode(&names, run))
+    }
+
     /// The last call that answered, from its start to its answer: its
     /// connection and the events between, every connection's.
     pub fn last_call(&self) -> Option<(usize, &[Event])> {
@@ -827,5 +842,201 @@ pub mod words {
             .map_or((expected, got), |(expected, got)| {
                 (answer(expected), answer(got))
             })
+    }
+}
+
+/// The events of a failing call as one line, for the grader's verdict
+/// channel (`tests/lab/verdict.rs`), which draws them: records split by
+/// `;`, fields by `,`, and those two, `%` and a line break written as
+/// `%3B`, `%2C`, `%25` and `%0A` inside a field.
+pub mod wire {
+    use super::{Answer, Call, Checkpoint, Event};
+
+    /// Every checkpoint, by the name the line gives it.
+    const CHECKPOINTS: [(Checkpoint, &str); 9] = [
+        (Checkpoint::CallStarted, "started"),
+        (Checkpoint::GenerationRead, "generation-read"),
+        (Checkpoint::RecordRead, "record-read"),
+        (Checkpoint::ValueRead, "value-read"),
+        (Checkpoint::BeforeEffect, "before-effect"),
+        (Checkpoint::BeforeRecord, "before-record"),
+        (Checkpoint::BeforeInstall, "before-install"),
+        (Checkpoint::TransactionEnded, "transaction-ended"),
+        (Checkpoint::WorkerChecked, "worker-checked"),
+    ];
+
+    /// What the test calls each connection, and the events: what a line
+    /// carries.
+    pub type Run = (Vec<(usize, String)>, Vec<Event>);
+
+    /// `names` and `events` as one line.
+    pub fn encode(names: &[(usize, String)], events: &[Event]) -> String {
+        let mut records: Vec<String> = names
+            .iter()
+            .map(|(actor, name)| format!("N,{actor},{}", field(name)))
+            .collect();
+        records.extend(events.iter().map(event));
+        records.join(";")
+    }
+
+    /// What [`encode`] wrote, or `None` for a line it did not write.
+    pub fn decode(line: &str) -> Option<Run> {
+        let (mut names, mut events) = (Vec::new(), Vec::new());
+        for record in line.split(';').filter(|record| !record.is_empty()) {
+            let fields: Vec<String> = record.split(',').map(unfield).collect();
+            let number = |i: usize| fields.get(i)?.parse::<i64>().ok();
+            let actor = fields.get(1)?.parse::<usize>().ok()?;
+            match fields[0].as_str() {
+                "N" => names.push((actor, fields.get(2)?.clone())),
+                "C" => events.push(Event::Called {
+                    actor,
+                    call: match fields.get(2)?.as_str() {
+                        "apply" => Call::Apply {
+                            resource: fields.get(3)?.clone(),
+                            generation: number(4)?,
+                            request_id: fields.get(5)?.clone(),
+                            delta: number(6)?,
+                        },
+                        "install" => Call::Install {
+                            resource: fields.get(3)?.clone(),
+                            generation: number(4)?,
+                        },
+                        _ => return None,
+                    },
+                }),
+                "R" => {
+                    let name = fields.get(2)?;
+                    let at = CHECKPOINTS
+                        .iter()
+                        .find(|(_, known)| known == name)
+                        .map(|&(checkpoint, _)| checkpoint)?;
+                    events.push(Event::Reached { actor, at });
+                }
+                "E" => events.push(Event::Ended {
+                    actor,
+                    committed: fields.get(2)? == "commit",
+                    wrote: fields.get(3)? == "wrote",
+                    installed: number(4),
+                }),
+                "G" => events.push(Event::Resumed { actor }),
+                "A" => events.push(Event::Answered {
+                    actor,
+                    answer: answer_of(&fields[2..])?,
+                }),
+                _ => return None,
+            }
+        }
+        Some((names, events))
+    }
+
+    fn event(event: &Event) -> String {
+        match event {
+            Event::Called {
+                actor,
+                call:
+                    Call::Apply {
+                        resource,
+                        generation,
+                        request_id,
+                        delta,
+                    },
+            } => format!(
+                "C,{actor},apply,{},{generation},{},{delta}",
+                field(resource),
+                field(request_id)
+            ),
+            Event::Called {
+                actor,
+                call:
+                    Call::Install {
+                        resource,
+                        generation,
+                    },
+            } => format!("C,{actor},install,{},{generation}", field(resource)),
+            Event::Reached { actor, at } => {
+                let name = CHECKPOINTS
+                    .iter()
+                    .find(|(checkpoint, _)| checkpoint == at)
+                    .map_or("started", |(_, name)| name);
+                format!("R,{actor},{name}")
+            }
+            Event::Ended {
+                actor,
+                committed,
+                wrote,
+                installed,
+            } => format!(
+                "E,{actor},{},{},{}",
+                if *committed { "commit" } else { "rollback" },
+                if *wrote { "wrote" } else { "read" },
+                installed.map_or_else(|| "-".to_owned(), |g| g.to_string())
+            ),
+            Event::Resumed { actor } => format!("G,{actor}"),
+            Event::Answered { actor, answer } => format!("A,{actor},{}", answer_fields(answer)),
+        }
+    }
+
+    fn answer_fields(answer: &Answer) -> String {
+        match answer {
+            Answer::Applied(result) => format!("applied,{result}"),
+            Answer::Replayed(result) => format!("replayed,{result}"),
+            Answer::Stale(Some((p, i))) => format!("stale,{p},{i}"),
+            Answer::NeverIssued(Some((p, i))) => format!("never-issued,{p},{i}"),
+            other => ANSWERS
+                .iter()
+                .find(|(known, _)| known == other)
+                .map_or("other", |(_, name)| name)
+                .to_owned(),
+        }
+    }
+
+    fn answer_of(fields: &[String]) -> Option<Answer> {
+        let number = |i: usize| fields.get(i)?.parse::<i64>().ok();
+        Some(match fields.first()?.as_str() {
+            "applied" => Answer::Applied(number(1)?),
+            "replayed" => Answer::Replayed(number(1)?),
+            "stale" => Answer::Stale(number(1).zip(number(2))),
+            "never-issued" => Answer::NeverIssued(number(1).zip(number(2))),
+            name => ANSWERS
+                .iter()
+                .find(|(_, known)| *known == name)
+                .map(|(answer, _)| answer.clone())?,
+        })
+    }
+
+    /// The answers that carry no numbers, by name.
+    const ANSWERS: [(Answer, &str); 18] = [
+        (Answer::Installed, "installed"),
+        (Answer::Acquired, "acquired"),
+        (Answer::Stale(None), "stale"),
+        (Answer::NeverIssued(None), "never-issued"),
+        (Answer::NotHigher, "not-higher"),
+        (Answer::Conflict, "conflict"),
+        (Answer::Unknown, "unknown"),
+        (Answer::Overflow, "overflow"),
+        (Answer::BadInput, "bad-input"),
+        (Answer::IdTooLong, "id-too-long"),
+        (Answer::Fault, "fault"),
+        (Answer::Contention, "contention"),
+        (Answer::DuplicateKey, "duplicate-key"),
+        (Answer::DatabaseError, "database-error"),
+        (Answer::NotAllowed, "not-allowed"),
+        (Answer::NotImplemented, "not-implemented"),
+        (Answer::Panicked, "panicked"),
+        (Answer::Other, "other"),
+    ];
+
+    fn field(text: &str) -> String {
+        text.replace('%', "%25")
+            .replace(';', "%3B")
+            .replace(',', "%2C")
+            .replace('\n', "%0A")
+    }
+
+    fn unfield(text: &str) -> String {
+        text.replace("%0A", "\n")
+            .replace("%2C", ",")
+            .replace("%3B", ";")
+            .replace("%25", "%")
     }
 }

@@ -175,6 +175,9 @@ pub struct Failure {
     pub message: String,
     /// What else the test printed (the learner's own prints, other panics).
     pub output: String,
+    /// What happened in the failing step, where the test sent it
+    /// (`lab_claims::facts::wire`); empty otherwise.
+    pub facts: String,
 }
 
 impl Failure {
@@ -190,6 +193,7 @@ impl Failure {
             return Failure {
                 message: section.trim().to_owned(),
                 output: String::new(),
+                facts: String::new(),
             };
         };
         let message: Vec<&str> = lines[header + 1..]
@@ -200,6 +204,7 @@ impl Failure {
         Failure {
             message: message.join("\n").trim().to_owned(),
             output: lines[..header].join("\n").trim().to_owned(),
+            facts: String::new(),
         }
     }
 }
@@ -226,6 +231,7 @@ impl Failure {
         Failure {
             message: message.to_owned(),
             output,
+            facts: String::new(),
         }
     }
 }

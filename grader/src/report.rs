@@ -492,6 +492,9 @@ fn claim_json(track: Track, score: &ClaimScore, error: Option<&str>) -> Value {
         if !failure.output.is_empty() {
             test.insert("output".into(), json!(cut_output(&failure.output)));
         }
+        if !failure.facts.is_empty() {
+            test.insert("facts".into(), json!(failure.facts));
+        }
     }
     test.insert("task_id".into(), json!(task));
     Value::Object(test)

@@ -241,6 +241,7 @@ impl Score {
         for (_, failure) in first_failures {
             failure.message = WITHHELD.to_owned();
             failure.output.clear();
+            failure.facts.clear();
         }
     }
 }
@@ -306,7 +307,10 @@ impl TrackScore {
                     // what libtest printed for it, the learner's prints.
                     let section = run.section(name).unwrap_or_default();
                     let message = verdicts.message(name).unwrap_or_default();
-                    let failure = Failure::sent(&section, message);
+                    let failure = Failure {
+                        facts: verdicts.facts(name).unwrap_or_default().to_owned(),
+                        ..Failure::sent(&section, message)
+                    };
                     (name.clone(), failure)
                 });
                 ClaimScore {
@@ -413,6 +417,7 @@ mod tests {
             Failure {
                 message: "SECRET in a message".to_owned(),
                 output: "SECRET printed".to_owned(),
+                facts: String::new(),
             },
         ));
         score.withhold_output();

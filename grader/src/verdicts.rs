@@ -141,6 +141,9 @@ pub struct Verdicts {
     pub repeated: BTreeSet<String>,
     /// Tests that said they began, and when the grader heard it.
     started: BTreeMap<String, Instant>,
+    /// What happened in a failed test's failing step, as the test sent it
+    /// (`lab_claims::facts::wire`).
+    facts: BTreeMap<String, String>,
 }
 
 impl Verdicts {
@@ -152,6 +155,11 @@ impl Verdicts {
     /// The message a failed test sent: its panic.
     pub fn message(&self, test: &str) -> Option<&str> {
         self.tests.get(test).map(|(_, message)| message.as_str())
+    }
+
+    /// What happened in `test`'s failing step, if it sent that.
+    pub fn facts(&self, test: &str) -> Option<&str> {
+        self.facts.get(test).map(String::as_str)
     }
 
     /// Every test that sent a verdict.
@@ -182,6 +190,9 @@ impl Verdicts {
         for (test, verdict) in later.tests {
             self.tests.entry(test).or_insert(verdict);
         }
+        for (test, line) in later.facts {
+            self.facts.entry(test).or_insert(line);
+        }
         self.forged += later.forged;
         self.repeated.extend(later.repeated);
     }
@@ -208,6 +219,13 @@ impl LineSink for Verdicts {
                 self.started
                     .entry(test.to_owned())
                     .or_insert_with(Instant::now);
+            }
+            return;
+        }
+        if let Some(rest) = rest.strip_prefix(" facts ") {
+            let (test, line) = rest.split_once(' ').unwrap_or((rest, ""));
+            if !test.is_empty() && self.facts.len() < crate::libtest::MAX_TESTS {
+                self.facts.insert(test.to_owned(), line.to_owned());
             }
             return;
         }

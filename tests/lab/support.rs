@@ -132,6 +132,9 @@ impl Check {
                 track = self.track.name(),
             );
         }
+        if let Some(run) = facts.run_line() {
+            crate::verdict::facts(run);
+        }
         let happened = facts
             .happened()
             .map(|run| format!("  happened: {run}\n"))

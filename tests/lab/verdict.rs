@@ -11,7 +11,10 @@
 //! environment, and the descriptor is then moved to one closed on exec, so
 //! no program a test starts inherits it. A verdict is one line, `KEY pass
 //! TEST` or `KEY fail TEST MESSAGE`, written in one `write` under a lock, so
-//! lines from several threads never mix; `KEY start TEST` says a test began,
+//! lines from several threads never mix; `KEY facts TEST LINE`, before a
+//! failure, carries what happened in the failing step (its calls,
+//! checkpoints, commits and answers, `lab_claims::facts::wire`), which the
+//! grader draws; `KEY start TEST` says a test began,
 //! so the grader can name a test that hangs and cut it off alone.
 //!
 //! Code in the same process can still read the key from the process's
@@ -54,6 +57,15 @@ thread_local! {
     static OWNED: Cell<bool> = const { Cell::new(false) };
     /// The last panic's message on this thread: a failed test's reason.
     static LAST_PANIC: RefCell<String> = const { RefCell::new(String::new()) };
+    /// What happened in the step that failed this thread's test, as
+    /// `lab_claims::facts::wire` writes it: sent before the failure.
+    static FACTS: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// What happened in the step that is about to fail this thread's test:
+/// the grader draws it.
+pub fn facts(line: String) {
+    FACTS.with(|facts| *facts.borrow_mut() = Some(line));
 }
 
 /// Reads the key and opens the channel, once per process; does nothing when
@@ -124,6 +136,7 @@ pub fn guard() -> Guard {
 
 impl Drop for Guard {
     fn drop(&mut self) {
+        let drawn = FACTS.with(|facts| facts.borrow_mut().take());
         let Some(test) = self.test.take() else {
             return;
         };
@@ -131,6 +144,13 @@ impl Drop for Guard {
         let Some(Some(channel)) = CHANNEL.get() else {
             return;
         };
+        if let (true, Some(drawn)) = (thread::panicking(), drawn) {
+            let line = format!("{} facts {test} {drawn}", channel.key);
+            // Too long to go whole: not drawn.
+            if line.len() <= MAX_LINE {
+                send(channel, line);
+            }
+        }
         let mut line = if thread::panicking() {
             let message = LAST_PANIC.with(|last| last.take());
             let escaped = message.replace('\\', "\\\\").replace('\n', "\\n");

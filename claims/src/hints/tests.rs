@@ -713,3 +713,66 @@ fn a_call_overtaken_by_a_commit_is_told_in_the_databases_order() {
     // hint's "that install had committed" would be false.
     assert!(!premise_holds("lock-taken-after-the-read", &run(false)));
 }
+
+/// The events travel to the grader on one line and come back whole,
+/// whatever a request id holds.
+#[test]
+fn events_cross_the_verdict_channel_whole() {
+    use crate::facts::{Call, Checkpoint, Event, wire};
+    let names = vec![
+        (1, "worker A".to_owned()),
+        (2, "r; 1, 100%'s worker".to_owned()),
+    ];
+    let mut events = vec![
+        Event::Called {
+            actor: 2,
+            call: Call::Apply {
+                resource: "fund-A".to_owned(),
+                generation: 10,
+                request_id: "x' OR '1'='1; -- %0A\n,".to_owned(),
+                delta: -5,
+            },
+        },
+        Event::Called {
+            actor: 1,
+            call: Call::Install {
+                resource: "fund-B".to_owned(),
+                generation: 3,
+            },
+        },
+        Event::Resumed { actor: 2 },
+        Event::Ended {
+            actor: 1,
+            committed: true,
+            wrote: true,
+            installed: Some(3),
+        },
+        Event::Ended {
+            actor: 2,
+            committed: false,
+            wrote: false,
+            installed: None,
+        },
+    ];
+    for (_, at) in [
+        (0, Checkpoint::GenerationRead),
+        (1, Checkpoint::TransactionEnded),
+    ] {
+        events.push(Event::Reached { actor: 1, at });
+    }
+    for answer in [
+        Answer::Applied(-4),
+        Answer::Replayed(7),
+        Answer::Stale(Some((1, 2))),
+        Answer::NeverIssued(None),
+        Answer::Contention,
+        Answer::Panicked,
+        Answer::Other,
+    ] {
+        events.push(Event::Answered { actor: 1, answer });
+    }
+    let line = wire::encode(&names, &events);
+    assert!(!line.contains('\n'), "{line}");
+    assert_eq!(wire::decode(&line), Some((names, events)));
+    assert_eq!(wire::decode("X,1"), None);
+}

@@ -18,8 +18,10 @@
 //!   its failures first); without it they lead to `index.html`,
 //!   `by-points.html` and the claim's page.
 //! - `NAME/index.html`: a submission's scorecard, its failures (step,
-//!   expected, got, hint, the output), its compiler error, the lines the
-//!   review held and its notes.
+//!   expected, got, hint, the output, and where another connection acted
+//!   during the failing call, that run drawn as a sequence diagram,
+//!   `diagram`), its compiler error, the lines the review held and its
+//!   notes.
 //! - `claims/ID.html` (`claims/postgres-ID.html`, …): a claim's pass rate,
 //!   who did not pass it, and its distinct failure messages with counts.
 //!
@@ -35,6 +37,7 @@
 
 mod claim_page;
 mod class_page;
+mod diagram;
 mod failing;
 mod grid;
 mod message;

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use super::diagram;
 use super::message::{failure_body, test_of};
 use super::text::{escape, url_segment};
 use super::{CLAIMS_FOLDER, claim_key, claims_on, head, verdict};
@@ -233,6 +234,19 @@ fn failure(page: &mut String, results: &Value, track: Track, claim: &Claim, stat
         }
     );
     failure_body(page, message);
+    // What happened in the failing step, drawn from the facts the test
+    // sent, where another connection acted during the call.
+    let drawn = test
+        .and_then(|test| test["facts"].as_str())
+        .and_then(|facts| {
+            diagram::svg(
+                facts,
+                &format!("{} on {}: the failing call's run", claim.id, track.name()),
+            )
+        });
+    if let Some(drawn) = drawn {
+        let _ = writeln!(page, "<figure class=\"run\">{drawn}</figure>");
+    }
     if let Some(output) = test.and_then(|test| test["output"].as_str()) {
         let _ = writeln!(
             page,

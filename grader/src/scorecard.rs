@@ -54,6 +54,7 @@ pub fn grade(
     options: &Options,
     gradescope: Option<&gradescope::Target>,
 ) -> Result<ExitCode, String> {
+    let started = std::time::Instant::now();
     let graded = score(options, gradescope.is_some())?;
     if let Some(why) = &graded.unsandboxed {
         println!("\nGraded WITHOUT the sandbox ({why}).");
@@ -72,11 +73,59 @@ pub fn grade(
     if let Some(target) = gradescope {
         target.write(&graded, &text)?;
     }
+    // The learner's own report: the class report's pages for a class of
+    // one, each failure with its run drawn. Its path is the last line.
+    let page = write_report(options, &graded, started.elapsed())?;
+    println!(
+        "
+Your report (each failing step, and where others acted, its run drawn): {}",
+        page.display()
+    );
     Ok(if graded.score.full_marks() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// What the learner's report is called: its folder under the target
+/// folder's `grade-report/`.
+const REPORT_NAME: &str = "your-code";
+
+/// Writes the report of this checkout's run as the class report writes a
+/// class of one (`target/grade-report/`), and returns the path of its
+/// submission's page.
+fn write_report(options: &Options, graded: &Graded, elapsed: Duration) -> Result<PathBuf, String> {
+    let checkout = crate::checkout::repository();
+    let out = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| checkout.join("target"), PathBuf::from)
+        .join("grade-report");
+    let name = if graded.solutions {
+        "reference"
+    } else {
+        REPORT_NAME
+    };
+    let submission = crate::report::Graded {
+        name: name.to_owned(),
+        score: graded.score.clone(),
+        error: graded.problem.clone(),
+        short: crate::report::short_result(&graded.score),
+        notes: Vec::new(),
+        flags: Vec::new(),
+        accepted: true,
+        submitted: options.scope.tracks.list().to_vec(),
+        elapsed,
+    };
+    crate::output::write_results(&out, name, &crate::report::results_json(&submission))?;
+    crate::output::write_class(
+        &out,
+        &[name.to_owned()],
+        crate::output::Shard::WHOLE,
+        options.sandbox && graded.unsandboxed.is_none(),
+        options.scope.tracks,
+        &[crate::report::Row::of(&submission)],
+    )?;
+    Ok(out.join(name).join("index.html"))
 }
 
 /// Builds and runs this checkout's suite (in the sandbox, unless

@@ -17,6 +17,22 @@ fn main() -> ExitCode {
     // transcript, not a panic report; every other panic is reported.
     fencing_lab::quiet_learner_panics();
 
+    // `--runs`: the key scenes' runs, a line each, for `cargo book`.
+    if std::env::args().nth(1).as_deref() == Some("--runs") {
+        return match fencing_lab::story::runs::runs() {
+            Ok(runs) => {
+                for (claim, shows, line) in runs {
+                    println!("{claim}\t{shows}\t{line}");
+                }
+                ExitCode::SUCCESS
+            }
+            Err(halt) => {
+                eprintln!("lab: a scene did not run to its end: {halt}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+
     match tell() {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

@@ -11,12 +11,14 @@
 //! picture says in words what it shows: a `<title>` and a `<desc>` that
 //! tell the same run as the failure's `happened:` line, so a screen reader
 //! and a text-only page get the same facts.
+//!
+//! `cargo book` draws the book's pictures of the reference's runs with
+//! this same module (`grader/src/bin/book/main.rs` includes it), so it
+//! depends on nothing else of the grader.
 
 use std::fmt::Write as _;
 
 use lab_claims::facts::{Checkpoint, Event, Facts, wire};
-
-use super::text::escape;
 
 /// Width of a connection's lane.
 const LANE: usize = 230;
@@ -24,6 +26,24 @@ const LANE: usize = 230;
 const ROW: usize = 24;
 /// Height of the lanes' heads.
 const HEAD: usize = 40;
+
+/// The picture's own style, so that it looks the same on a report's page,
+/// in the book and opened alone.
+const STYLE: &str = "<style>\
+svg.run { font: 12px system-ui, sans-serif; background: #fff; }\
+.lane line { stroke: #888; stroke-dasharray: 4 3; }\
+.lane text { font-weight: 600; }\
+.call line, .answer line { stroke: #222; }\
+.call polygon, .answer polygon { fill: #222; }\
+.answer line { stroke-dasharray: 5 3; }\
+.step line { stroke: #ccc; }\
+.commit line { stroke: #2a7d2a; stroke-width: 2; }\
+.commit text { fill: #1d5e1d; font-weight: 600; }\
+.rollback line { stroke: #b33; stroke-width: 2; }\
+.rollback text { fill: #8e2222; font-weight: 600; }\
+rect.held { fill: #fff3c4; fill-opacity: .55; stroke: #d9b84a; }\
+text.held { fill: #7a5d00; font-style: italic; }\
+</style>";
 
 /// Where the lanes are: the connections in the order they first act, then
 /// the destination.
@@ -52,7 +72,7 @@ impl Layout {
 
 /// The SVG of the run the test sent (`line`), titled `title`; `None` for a
 /// line that does not decode or holds no call.
-pub(super) fn svg(line: &str, title: &str) -> Option<String> {
+pub fn svg(line: &str, title: &str) -> Option<String> {
     let (names, events) = wire::decode(line)?;
     if events.is_empty() {
         return None;
@@ -83,6 +103,8 @@ pub(super) fn svg(line: &str, title: &str) -> Option<String> {
         escape(title),
         escape(&said)
     );
+    svg.push_str(STYLE);
+    svg.push('\n');
     lanes(&mut svg, &layout, height);
     held(&mut svg, &layout, &events);
     for (i, event) in events.iter().enumerate() {
@@ -179,6 +201,22 @@ fn step(svg: &mut String, layout: &Layout, y: usize, event: &Event) {
         }
         Event::Resumed { .. } => note(svg, from, destination, y, "goes on", "step"),
     }
+}
+
+/// `text` for an SVG's text and attributes.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// An arrow from lane `from` to lane `to` at height `y`, labelled.

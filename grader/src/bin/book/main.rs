@@ -1,6 +1,9 @@
 //! `cargo book`: writes the parts of the book (`book/src/`) and the README
 //! that are read off the lab itself, so that they cannot drift from it, and
-//! draws the lesson's sequence diagram from the L1 transcript.
+//! draws the key scenes of the lessons (`book/src/runs/`) from a run of the
+//! reference: `cargo run --features solutions -- --runs` plays each scene on
+//! a fresh lab and prints the lab's events, which the class report's own
+//! diagram module draws.
 //!
 //! A generated part sits between two HTML comments, invisible on a code
 //! host and in mdBook alike:
@@ -26,7 +29,7 @@
 //!
 //! The parts: `lab`, what the lab says (tests, transcripts, gradebooks);
 //! `blocks`, a page's generated blocks and numbers; `samples`, the sample
-//! screens; `sequence`, the diagram.
+//! screens; `diagram` (the report's), the scenes' pictures.
 
 // The watch screen's lesson line, which the sample screens draw too.
 #[path = "../../bar.rs"]
@@ -34,7 +37,9 @@ mod bar;
 mod blocks;
 mod lab;
 mod samples;
-mod sequence;
+// A run drawn as a sequence diagram, the class report's module.
+#[path = "../../html/diagram.rs"]
+mod diagram;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -42,12 +47,11 @@ use std::process::ExitCode;
 
 use blocks::fill;
 use lab::Lab;
-use sequence::sequence_svg;
 
 /// The files whose generated parts this writes, from the checkout's root.
 const PAGES: &str = "book/src";
-/// The diagram, drawn from L1.1's lines of the L1 transcript.
-const DIAGRAM: &str = "book/src/sequence.svg";
+/// Where the key scenes' pictures go, one `CLAIM.svg` each.
+const RUNS: &str = "book/src/runs";
 /// The benchmark's committed chart, and its copy in the book.
 const CHART: (&str, &str) = ("bench/results/throughput.svg", "book/src/throughput.svg");
 
@@ -104,10 +108,14 @@ fn run() -> Result<bool, String> {
         let new = fill(&old, &lab).map_err(|error| format!("{}: {error}", file.display()))?;
         same &= write_or_compare(&root, file, &old, &new, check)?;
     }
-    let diagram = root.join(DIAGRAM);
-    let old = fs::read_to_string(&diagram).unwrap_or_default();
-    let new = sequence_svg(&lab.stories)?;
-    same &= write_or_compare(&root, &diagram, &old, &new, check)?;
+    let runs = scene_runs(&root)?;
+    for (claim, shows, line) in &runs {
+        let picture = root.join(RUNS).join(format!("{claim}.svg"));
+        let old = fs::read_to_string(&picture).unwrap_or_default();
+        let new = diagram::svg(line, &format!("{claim}: {shows}"))
+            .ok_or_else(|| format!("the run of {claim}'s scene draws nothing"))?;
+        same &= write_or_compare(&root, &picture, &old, &new, check)?;
+    }
     // The benchmark's chart, as the benchmark last drew it.
     let chart = root.join(CHART.1);
     let old = fs::read_to_string(&chart).unwrap_or_default();
@@ -117,10 +125,45 @@ fn run() -> Result<bool, String> {
     if check && same {
         println!(
             "the book's and the README's generated parts match the lab ({} files)",
-            files.len() + 2
+            files.len() + runs.len() + 1
         );
     }
     Ok(same)
+}
+
+/// The key scenes' runs, played against the reference: each one's claim,
+/// what it shows, and its events as one line.
+fn scene_runs(root: &Path) -> Result<Vec<(String, String, String)>, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .current_dir(root)
+        .args([
+            "run",
+            "--quiet",
+            "--package",
+            "fencing-lab",
+            "--features",
+            "solutions",
+        ])
+        .args(["--bin", "lab", "--", "--runs"])
+        .output()
+        .map_err(|error| format!("cannot run the lab's --runs: {error}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "the lab's --runs failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| {
+            let mut fields = line.splitn(3, '\t').map(str::to_owned);
+            match (fields.next(), fields.next(), fields.next()) {
+                (Some(claim), Some(shows), Some(run)) => Ok((claim, shows, run)),
+                _ => Err(format!("the lab's --runs printed {line:?}")),
+            }
+        })
+        .collect()
 }
 
 fn write_or_compare(
@@ -146,6 +189,10 @@ fn write_or_compare(
         );
         Ok(false)
     } else {
+        if let Some(folder) = file.parent() {
+            fs::create_dir_all(folder)
+                .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
+        }
         fs::write(file, new).map_err(|error| format!("cannot write {shown}: {error}"))?;
         println!("wrote {shown}");
         Ok(true)

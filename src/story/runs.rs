@@ -1,0 +1,77 @@
+//! The lessons' key scenes as the destination saw them run: each scene
+//! played once on a fresh lab against whichever implementation is compiled
+//! in, and the lab's events ([`crate::checkpoint::Trace`]) kept whole. `cargo
+//! run -- --runs` prints them a line each; `cargo book` runs that against
+//! the reference and draws each (`book/src/runs/`), so the book's pictures
+//! come from a real run's facts, never from its words.
+//!
+//! Only what goes through the learner's two functions is in a lab's
+//! events: a counterexample's direct write, and the etcd chapter's leases,
+//! are not drawn here.
+
+use crate::claims::facts::wire;
+use crate::scenes::{Observer, Step, l1, l3, l4, l5};
+use crate::transcript::Halt;
+use crate::{Checkpoint, Journal, Lab};
+
+/// A scene to draw: its claim, what it shows, and how to play it.
+type Scene = (
+    &'static str,
+    &'static str,
+    fn(&dyn Observer, &Lab) -> Result<(), Halt>,
+);
+
+/// The scenes drawn, in the lessons' order.
+const SCENES: [Scene; 4] = [
+    (
+        "L1.1",
+        "worker A read generation 1, then paused while the authority installed 2: its apply with 1 is refused as stale",
+        |o, lab| l1::stale_worker(o, lab),
+    ),
+    (
+        "L3.2",
+        "apply holds the write lock from its read of the generation to its commit: the install tried while it is held meets contention",
+        |o, lab| l3::apply_holds_the_lock(o, lab, Checkpoint::GenerationRead),
+    ),
+    (
+        "L4.2",
+        "r1 (+7) returns 7, r2 (+5) makes 12, and r1 again is a replay: it returns 7, not 12",
+        |o, lab| l4::replay_returns_the_original(o, lab),
+    ),
+    (
+        "L5.1",
+        "a fault between the value and the record rolls both back, and the retry applies once",
+        |o, lab| l5::fault_rolls_back(o, lab),
+    ),
+];
+
+/// Observes a scene without telling it: a step that differs stops it.
+struct Quiet;
+
+impl Observer for Quiet {
+    fn check(&self, claim: &'static str, step: Step) -> Result<(), Halt> {
+        match step.failed {
+            false => Ok(()),
+            true => Err(Halt(format!("{claim}: {step}"))),
+        }
+    }
+}
+
+/// Each scene's claim, what it shows, and its run as
+/// [`wire`](crate::claims::facts::wire) writes it.
+///
+/// # Errors
+///
+/// A scene that did not run to its end (the implementation compiled in
+/// answered otherwise), or a lab that could not be made.
+pub fn runs() -> Result<Vec<(&'static str, &'static str, String)>, Halt> {
+    SCENES
+        .iter()
+        .map(|&(claim, shows, play)| {
+            let lab = Lab::new(Journal::Rollback)?;
+            play(&Quiet, &lab)?;
+            let trace = lab.trace();
+            Ok((claim, shows, wire::encode(&trace.names(), &trace.events())))
+        })
+        .collect()
+}

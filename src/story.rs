@@ -9,7 +9,6 @@
 
 #[cfg(feature = "etcd")]
 pub mod etcd;
-pub mod runs;
 
 use crate::claims::{self, Lesson, Track};
 use crate::explore::{Route, Setup};

@@ -15,11 +15,17 @@
 //! Some steps have only words: an explorer's broken invariant, an etcd
 //! worker's report, a line that lists what several callers were answered,
 //! and every `expected`, which the harness writes itself. [`Facts::read`]
-//! reads such words into the same model, the one place that does; the
-//! lab's tests hold it to read back what the harness's own typed answers
-//! print (`tests/lab/facts.rs`), so the premise check that CI runs over
-//! printed failures (`.ci/hint-premises`) checks the same facts that chose
-//! each hint.
+//! reads such words into the same model, the one place that does. Every
+//! graded failure first checks that the words of each kind of answer read
+//! back as that answer (the lab's `scenes::expect::reads_back`), so the
+//! premise check that CI runs over printed failures (`.ci/hint-premises`)
+//! checks the same facts that chose each hint.
+//!
+//! A lab's [`Trace`] keeps what its connections did, as [`Event`]s, in the
+//! order it happened at the destination; a failing step carries them.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// What one call was answered, or what an actor met while a call was
 /// paused, by kind, with the numbers a hint reasons about.
@@ -595,6 +601,190 @@ impl Event {
             | Event::Resumed { actor }
             | Event::Answered { actor, .. } => *actor,
         }
+    }
+}
+
+/// The most events a lab keeps: a test that makes thousands of calls on
+/// one lab (under load, a property's cases) keeps its first ones.
+const MOST_EVENTS: usize = 4096;
+
+/// A lab's events ([`Event`]), shared by every connection it opens and by
+/// the hooks SQLite runs inside a `COMMIT` (hence `Arc` and `Mutex`).
+#[derive(Clone, Default)]
+pub struct Trace(Arc<Mutex<Log>>);
+
+#[derive(Default)]
+struct Log {
+    events: Vec<Event>,
+    /// How many connections joined.
+    actors: usize,
+    /// What the test calls each connection (`worker A`), where it said.
+    names: HashMap<usize, String>,
+    /// Each connection's call under way.
+    calls: HashMap<usize, Call>,
+    /// The connections whose open transaction is about to change a
+    /// generation.
+    installing: HashSet<usize>,
+    /// The connections whose open transaction reached a write.
+    writing: HashSet<usize>,
+    /// The generation installed on each resource, as the commits made it.
+    installed: HashMap<String, i64>,
+}
+
+impl Trace {
+    /// The events of a lab whose resources start at these generations.
+    pub fn new(start: &[(&str, i64)]) -> Trace {
+        let trace = Trace::default();
+        trace.log().installed = start
+            .iter()
+            .map(|&(resource, generation)| (resource.to_owned(), generation))
+            .collect();
+        trace
+    }
+
+    fn log(&self) -> std::sync::MutexGuard<'_, Log> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A new connection's number.
+    #[doc(hidden)]
+    pub fn join(&self) -> usize {
+        let mut log = self.log();
+        log.actors += 1;
+        log.actors
+    }
+
+    /// Calls connection `actor` `name` (`worker A`) from now on, unless
+    /// it has a name; a name another connection has already is numbered
+    /// (`authority (2)`).
+    pub fn name(&self, actor: usize, name: &str) {
+        let mut log = self.log();
+        if log.names.contains_key(&actor) {
+            return;
+        }
+        let mut named = name.to_owned();
+        let mut n = 1;
+        while log.names.values().any(|other| *other == named) {
+            n += 1;
+            named = format!("{name} ({n})");
+        }
+        log.names.insert(actor, named);
+    }
+
+    /// What the test calls each connection it named.
+    pub fn names(&self) -> Vec<(usize, String)> {
+        let mut names: Vec<(usize, String)> = self
+            .log()
+            .names
+            .iter()
+            .map(|(actor, name)| (*actor, name.clone()))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Adds `event`.
+    #[doc(hidden)]
+    pub fn record(&self, event: Event) {
+        let mut log = self.log();
+        match &event {
+            Event::Called { actor, call } => {
+                log.calls.insert(*actor, call.clone());
+            }
+            Event::Reached {
+                actor,
+                at: Checkpoint::BeforeInstall,
+            } => {
+                log.installing.insert(*actor);
+                log.writing.insert(*actor);
+            }
+            Event::Reached {
+                actor,
+                at: Checkpoint::BeforeEffect | Checkpoint::BeforeRecord,
+            } => {
+                log.writing.insert(*actor);
+            }
+            Event::Answered { actor, .. } => {
+                log.calls.remove(actor);
+            }
+            _ => {}
+        }
+        if log.events.len() < MOST_EVENTS {
+            log.events.push(event);
+        }
+    }
+
+    /// A transaction of connection `actor` ended, `committed` or rolled
+    /// back: called from SQLite's own hooks, inside the `COMMIT` or
+    /// `ROLLBACK`, so in the database's order. Outside a call of the code
+    /// under test (the harness's own statements) it adds nothing.
+    #[doc(hidden)]
+    pub fn ended(&self, actor: usize, committed: bool) {
+        let mut log = self.log();
+        let Some(call) = log.calls.get(&actor).cloned() else {
+            return;
+        };
+        let installing = log.installing.remove(&actor);
+        let wrote = log.writing.remove(&actor);
+        if let (
+            true,
+            true,
+            Call::Install {
+                resource,
+                generation,
+            },
+        ) = (installing, committed, &call)
+        {
+            log.installed.insert(resource.clone(), *generation);
+        }
+        let installed = log.installed.get(call.resource()).copied();
+        if log.events.len() < MOST_EVENTS {
+            log.events.push(Event::Ended {
+                actor,
+                committed,
+                wrote,
+                installed,
+            });
+        }
+    }
+
+    /// Where the events stand now, for [`Trace::resumed`].
+    #[doc(hidden)]
+    pub fn mark(&self) -> usize {
+        self.log().events.len()
+    }
+
+    /// Connection `actor` goes on after a test's hook held it at a
+    /// checkpoint: if another connection acted meanwhile (since `mark`),
+    /// that is said.
+    #[doc(hidden)]
+    pub fn resumed(&self, actor: usize, mark: usize) {
+        let mut log = self.log();
+        let others = log
+            .events
+            .get(mark..)
+            .is_some_and(|since| since.iter().any(|event| event.actor() != actor));
+        if others && log.events.len() < MOST_EVENTS {
+            log.events.push(Event::Resumed { actor });
+        }
+    }
+
+    /// The events so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.log().events.clone()
+    }
+
+    /// Forgets the events, as a lab put back to its start does; the
+    /// generations start again at `start`.
+    pub fn restart(&self, start: &[(&str, i64)]) {
+        let mut log = self.log();
+        log.events.clear();
+        log.installing.clear();
+        log.writing.clear();
+        log.installed = start
+            .iter()
+            .map(|&(resource, generation)| (resource.to_owned(), generation))
+            .collect();
     }
 }
 

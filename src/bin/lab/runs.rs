@@ -1,6 +1,6 @@
-//! The lessons' key scenes as the destination saw them run: each scene
+//! `--runs`: the lessons' key scenes as the destination saw them run: each scene
 //! played once on a fresh lab against whichever implementation is compiled
-//! in, and the lab's events ([`crate::checkpoint::Trace`]) kept whole. `cargo
+//! in, and the lab's events (`fencing_lab::checkpoint::Trace`) kept whole. `cargo
 //! run -- --runs` prints them a line each; `cargo book` runs that against
 //! the reference and draws each (`book/src/runs/`), so the book's pictures
 //! come from a real run's facts, never from its words.
@@ -9,10 +9,10 @@
 //! events: a counterexample's direct write, and the etcd chapter's leases,
 //! are not drawn here.
 
-use crate::claims::facts::wire;
-use crate::scenes::{Observer, Step, l1, l3, l4, l5};
-use crate::transcript::Halt;
-use crate::{Checkpoint, Journal, Lab};
+use fencing_lab::claims::facts::wire;
+use fencing_lab::scenes::{Observer, Step, l1, l3, l4, l5};
+use fencing_lab::transcript::Halt;
+use fencing_lab::{Checkpoint, Journal, Lab};
 
 /// A scene to draw: its claim, what it shows, and how to play it.
 type Scene = (
@@ -58,13 +58,13 @@ impl Observer for Quiet {
 }
 
 /// Each scene's claim, what it shows, and its run as
-/// [`wire`](crate::claims::facts::wire) writes it.
+/// [`wire`] writes it.
 ///
 /// # Errors
 ///
 /// A scene that did not run to its end (the implementation compiled in
 /// answered otherwise), or a lab that could not be made.
-pub fn runs() -> Result<Vec<(&'static str, &'static str, String)>, Halt> {
+pub(crate) fn runs() -> Result<Vec<(&'static str, &'static str, String)>, Halt> {
     SCENES
         .iter()
         .map(|&(claim, shows, play)| {

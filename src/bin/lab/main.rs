@@ -5,6 +5,8 @@
 //! claim does not expect) says why and which file to open, and the status
 //! is 1.
 
+mod runs;
+
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -19,7 +21,7 @@ fn main() -> ExitCode {
 
     // `--runs`: the key scenes' runs, a line each, for `cargo book`.
     if std::env::args().nth(1).as_deref() == Some("--runs") {
-        return match fencing_lab::story::runs::runs() {
+        return match runs::runs() {
             Ok(runs) => {
                 for (claim, shows, line) in runs {
                     println!("{claim}\t{shows}\t{line}");

@@ -59,6 +59,7 @@ pub mod durability;
 pub mod etcd;
 pub mod explore;
 pub mod external;
+pub mod facts;
 #[cfg(any(feature = "postgres", feature = "etcd"))]
 mod loopback;
 mod panics;
@@ -107,7 +108,7 @@ pub fn install_generation(
         generation: new_generation,
     };
     let hooks = db.hooks();
-    hooks.call(call, scenes::expect::install_answer, || {
+    hooks.call(call, facts::install_answer, || {
         hooks.around(|| {
             panics::guard("install_generation", claims::INSTALL, || {
                 fencing_lab_exercises::install_generation(
@@ -137,7 +138,7 @@ pub fn apply(
         delta,
     };
     let hooks = db.hooks();
-    hooks.call(call, scenes::expect::answer, || {
+    hooks.call(call, facts::answer, || {
         hooks.around(|| {
             panics::guard("apply", claims::APPLY, || {
                 fencing_lab_exercises::apply(

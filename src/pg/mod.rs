@@ -62,8 +62,8 @@ use crate::claims::facts::Call as CallFact;
 use crate::claims::{PG_APPLY, PG_INSTALL};
 use crate::counterexample::{Direct, Param, pg_params};
 use crate::db::STARTING_GENERATIONS;
+use crate::facts;
 use crate::panics::guard;
-use crate::scenes::expect;
 use crate::{LabError, Outcome, Record, Session, State, Store};
 
 /// The authority installs `new_generation` on `resource` (the learner's
@@ -77,7 +77,7 @@ pub fn install_generation(
         resource: resource.to_owned(),
         generation: new_generation,
     };
-    db.hooks().call(call, expect::install_answer, || {
+    db.hooks().call(call, facts::install_answer, || {
         gate::serve(db, &[Checkpoint::GenerationRead], |db| {
             guard("install_generation", PG_INSTALL, || {
                 fencing_lab_exercises::postgres::install_generation(
@@ -106,7 +106,7 @@ pub fn apply(
         request_id: request_id.to_owned(),
         delta,
     };
-    db.hooks().call(call, expect::answer, || {
+    db.hooks().call(call, facts::answer, || {
         gate::serve(
             db,
             &[Checkpoint::GenerationRead, Checkpoint::RecordRead],

@@ -74,13 +74,18 @@ pub fn grade(
         target.write(&graded, &text)?;
     }
     // The learner's own report: the class report's pages for a class of
-    // one, each failure with its run drawn. Its path is the last line.
-    let page = write_report(options, &graded, started.elapsed())?;
-    println!(
-        "
-Your report (each failing step, and where others acted, its run drawn): {}",
-        page.display()
-    );
+    // one, each failure with its run drawn. Its path is the last line. A
+    // part (`--claim`, `--lesson`) has no report of its own, and a report
+    // that cannot be written changes no grade.
+    if options.scope.part.is_none() {
+        match write_report(options, &graded, started.elapsed()) {
+            Ok(page) => println!(
+                "\nYour report (each failing step, and where others acted, its run drawn): {}",
+                page.display()
+            ),
+            Err(error) => eprintln!("grade: your report was not written: {error}"),
+        }
+    }
     Ok(if graded.score.full_marks() {
         ExitCode::SUCCESS
     } else {

@@ -238,7 +238,10 @@ impl Hooks {
     /// the statement is stopped with an error meanwhile.
     fn run(&self, checkpoint: Checkpoint) -> Result<(), LabError> {
         let traced = self.trace.borrow().clone();
-        if let (Some((trace, actor)), false) = (&traced, checkpoint == Checkpoint::CallStarted) {
+        // Only inside a call of the code under test: a statement of the
+        // harness's own on this connection is not the learner's.
+        let told = self.in_call.get() && checkpoint != Checkpoint::CallStarted;
+        if let (Some((trace, actor)), true) = (&traced, told) {
             trace.record(Event::Reached {
                 actor: *actor,
                 at: checkpoint,

@@ -268,6 +268,9 @@ pub struct Facts {
     pub events: Vec<Event>,
     /// What the test calls each connection it named (`worker A`).
     pub names: Vec<(usize, String)>,
+    /// Whether the events are one whole schedule of an exploration, told
+    /// whole, rather than the run around the failing call.
+    pub whole: bool,
 }
 
 impl Facts {
@@ -283,6 +286,7 @@ impl Facts {
             words: (String::new(), String::new()),
             events: Vec::new(),
             names: Vec::new(),
+            whole: false,
         }
     }
 
@@ -299,6 +303,7 @@ impl Facts {
             words: (first_expected.to_owned(), first_got.to_owned()),
             events: Vec::new(),
             names: Vec::new(),
+            whole: false,
         }
     }
 
@@ -397,6 +402,11 @@ impl Facts {
     /// connection and the events between, every connection's.
     pub fn last_call(&self) -> Option<(usize, &[Event])> {
         let events = &self.events;
+        if self.whole {
+            // A schedule told whole: from its first event, about its first
+            // actor.
+            return Some((events.first()?.actor(), &events[..]));
+        }
         let answered = events
             .iter()
             .rposition(|event| matches!(event, Event::Answered { .. }))?;

@@ -9,8 +9,9 @@ use super::enumerate::Chooser;
 use super::invariants::{Invariant, Violation, check};
 use super::requests::{Call, Route, WORKERS};
 use super::{CONTENTION_RETRIES, RESOURCE, Setup};
-use crate::checkpoint::Checkpoint;
-use crate::db;
+use crate::checkpoint::{Checkpoint, Trace};
+use crate::claims::facts::Event;
+use crate::db::{self, STARTING_GENERATIONS};
 use crate::{Lab, LabConnection, LabError, describe, describe_error};
 
 /// What the top of a schedule and the checkpoint hooks share.
@@ -93,6 +94,8 @@ pub(super) struct Run {
     /// The order of commits and returns.
     clock: Clock,
     shared: Rc<Shared>,
+    /// The lab's events, begun again with each schedule.
+    trace: Trace,
 }
 
 impl Run {
@@ -111,10 +114,30 @@ impl Run {
             unfinished: Cell::new(false),
         });
         let workers = [lab.connect()?, lab.connect()?];
+        let trace = lab.trace().clone();
+        if let Some(actor) = shared.authority.borrow().actor() {
+            trace.name(actor, "authority");
+        }
+        for (worker, who) in workers.iter().zip(WORKERS) {
+            if let Some(actor) = worker.actor() {
+                trace.name(actor, who.name);
+            }
+        }
         let clock = Clock::default();
+        let traced = |w: usize| workers[w].actor().map(|actor| (trace.clone(), actor));
         let effects = [
-            Effects::watch(workers[0].connection(), &clock, &shared.installed),
-            Effects::watch(workers[1].connection(), &clock, &shared.installed),
+            Effects::watch(
+                workers[0].connection(),
+                &clock,
+                &shared.installed,
+                traced(0),
+            ),
+            Effects::watch(
+                workers[1].connection(),
+                &clock,
+                &shared.installed,
+                traced(1),
+            ),
         ];
         Ok(Run {
             route: setup.route,
@@ -122,7 +145,14 @@ impl Run {
             effects,
             clock,
             shared,
+            trace,
         })
+    }
+
+    /// What the lab's connections did in the last schedule, and what the
+    /// exploration calls them.
+    pub(super) fn events(&self) -> (Vec<Event>, Vec<(usize, String)>) {
+        (self.trace.events(), self.trace.names())
     }
 
     /// Whether the last schedule tried an install while a worker's call
@@ -145,6 +175,7 @@ impl Run {
     pub(super) fn schedule(&mut self) -> Result<Vec<Violation>, LabError> {
         let shared = Rc::clone(&self.shared);
         db::restart(shared.authority.borrow().connection())?;
+        self.trace.restart(&STARTING_GENERATIONS);
         shared.installed.set(1);
         shared.next_generation.set(2);
         shared.unanswered.borrow_mut().clear();

@@ -21,6 +21,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rusqlite::Connection;
 use rusqlite::hooks::Action;
 
+use crate::checkpoint::Trace;
+
 /// The one order of an exploration's events: every commit that carried an
 /// effect, and every call's return, take the next number.
 #[derive(Clone, Default)]
@@ -79,8 +81,15 @@ pub(super) struct Effects(Arc<Seen>);
 impl Effects {
     /// Hooks `conn` (a worker's: it never installs, so any change to a
     /// resource's row is an effect) to stamp its effects' commits with
-    /// `clock` and `installed`.
-    pub(super) fn watch(conn: &Connection, clock: &Clock, installed: &Installed) -> Effects {
+    /// `clock` and `installed`, and to add every end of its transactions to
+    /// the lab's events (`traced`, its connection's trace and number), as
+    /// the connection's own hooks would have: these take their place.
+    pub(super) fn watch(
+        conn: &Connection,
+        clock: &Clock,
+        installed: &Installed,
+        traced: Option<(Trace, usize)>,
+    ) -> Effects {
         let seen = Arc::new(Seen::default());
         let on_change = Arc::clone(&seen);
         conn.update_hook(Some(move |_: Action, _: &str, table: &str, _: i64| {
@@ -89,7 +98,11 @@ impl Effects {
             }
         }));
         let (on_commit, clock, installed) = (Arc::clone(&seen), clock.clone(), installed.clone());
+        let (commit_trace, rollback_trace) = (traced.clone(), traced);
         conn.commit_hook(Some(move || {
+            if let Some((trace, actor)) = &commit_trace {
+                trace.ended(*actor, true);
+            }
             if on_commit.changed.swap(false, Ordering::Relaxed) {
                 let committed = Committed {
                     order: clock.tick(),
@@ -103,6 +116,9 @@ impl Effects {
         let on_rollback = Arc::clone(&seen);
         conn.rollback_hook(Some(move || {
             on_rollback.changed.store(false, Ordering::Relaxed);
+            if let Some((trace, actor)) = &rollback_trace {
+                trace.ended(*actor, false);
+            }
         }));
         Effects(seen)
     }

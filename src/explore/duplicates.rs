@@ -84,11 +84,21 @@ pub(super) fn explore(setup: Duplicates) -> Result<Exploration<Duplicates>, LabE
     ];
     let clock = Clock::default();
     let installed = Installed::new(GENERATION);
+    let trace = lab.trace().clone();
+    for (d, connection) in connections.iter().enumerate() {
+        if let Some(actor) = connection.borrow().actor() {
+            trace.name(actor, &format!("delivery {}", d + 1));
+        }
+    }
     let deliveries = [0, 1].map(|d| Delivery {
         effects: Rc::new(Effects::watch(
             connections[d].borrow().connection(),
             &clock,
             &installed,
+            connections[d]
+                .borrow()
+                .actor()
+                .map(|actor| (trace.clone(), actor)),
         )),
         clock: clock.clone(),
     });
@@ -96,10 +106,13 @@ pub(super) fn explore(setup: Duplicates) -> Result<Exploration<Duplicates>, LabE
     let chooser = schedules.chooser();
     let mut exploration = Exploration::new(setup);
     while schedules.next_schedule() {
+        trace.restart(&crate::db::STARTING_GENERATIONS);
         let run = schedule(&connections, &deliveries, &chooser)?;
         exploration.paused += usize::from(run.paused);
         exploration.unfinished = run.unfinished;
-        exploration.tally(run.steps, run.violations);
+        exploration.tally(run.steps, run.violations, || {
+            (trace.events(), trace.names())
+        });
         if exploration.schedules >= MAX_SCHEDULES || exploration.unfinished {
             break;
         }

@@ -172,7 +172,7 @@ fn explore_now(setup: Setup) -> Result<Exploration, LabError> {
         let violations = run.schedule()?;
         exploration.paused += usize::from(run.paused());
         exploration.unfinished = run.unfinished();
-        exploration.tally(run.take_steps(), violations);
+        exploration.tally(run.take_steps(), violations, || run.events());
         if exploration.schedules >= MAX_SCHEDULES || exploration.unfinished {
             break;
         }

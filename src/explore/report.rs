@@ -16,6 +16,9 @@ pub struct Schedule {
     pub steps: Vec<String>,
     /// Every invariant it broke.
     pub violations: Vec<Violation>,
+    /// What the lab's connections did in it, in the database's order, and
+    /// what the exploration calls them.
+    pub events: (Vec<crate::claims::facts::Event>, Vec<(usize, String)>),
 }
 
 impl Schedule {
@@ -133,7 +136,12 @@ impl<S> Exploration<S> {
 
     /// Counts one schedule and keeps it if it is the best example so far of
     /// an invariant it broke.
-    pub(super) fn tally(&mut self, steps: Vec<String>, violations: Vec<Violation>) {
+    pub(super) fn tally(
+        &mut self,
+        steps: Vec<String>,
+        violations: Vec<Violation>,
+        events: impl FnOnce() -> (Vec<crate::claims::facts::Event>, Vec<(usize, String)>),
+    ) {
         self.schedules += 1;
         if violations.is_empty() {
             self.held += 1;
@@ -143,6 +151,7 @@ impl<S> Exploration<S> {
             number: self.schedules,
             steps,
             violations,
+            events: events(),
         };
         for invariant in Invariant::ALL {
             if !schedule.violations.iter().any(|v| v.invariant == invariant) {

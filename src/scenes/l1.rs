@@ -170,7 +170,8 @@ fn judge_apply(o: &dyn Observer, found: &Exploration) -> Result<(), Halt> {
             .map(|i| format!("{i}: {}", i.rule()))
             .collect();
         let got: Vec<String> = schedule.violations.iter().map(|v| v.to_string()).collect();
-        let step = Step::failed(told(found, schedule), rules.join("; "), got.join("; "));
+        let step = Step::failed(told(found, schedule), rules.join("; "), got.join("; "))
+            .schedule(&schedule.events);
         o.check(EXPLORED, step)?;
     }
     // An exploration that never paused an apply would prove little.

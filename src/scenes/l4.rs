@@ -246,7 +246,8 @@ pub fn the_same_request_at_once(
         let got: Vec<String> = schedule.violations.iter().map(|v| v.to_string()).collect();
         o.check(
             CLAIM,
-            Step::failed(told(&found, schedule), rules.join("; "), got.join("; ")),
+            Step::failed(told(&found, schedule), rules.join("; "), got.join("; "))
+                .schedule(&schedule.events),
         )?;
     }
     // An exploration that never paused a delivery would prove little.

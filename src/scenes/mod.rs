@@ -84,6 +84,9 @@ pub struct Step {
     /// What the lab's connections did up to a failed step, and what the
     /// test calls them (taken only when the step failed).
     pub events: (Vec<Event>, Vec<(usize, String)>),
+    /// Whether `events` are one whole schedule of an exploration, to be
+    /// told whole.
+    pub whole: bool,
 }
 
 impl Step {
@@ -99,6 +102,7 @@ impl Step {
             pauses: Vec::new(),
             got_fact: None,
             events: (Vec::new(), Vec::new()),
+            whole: false,
         }
     }
 
@@ -113,6 +117,7 @@ impl Step {
         let facts = Facts {
             events: self.events.0.clone(),
             names: self.events.1.clone(),
+            whole: self.whole,
             ..facts
         };
         if self.pauses.is_empty() {
@@ -133,6 +138,17 @@ impl Step {
         }
         self.pauses.push(pause);
         self
+    }
+
+    /// This step, with one whole schedule of an exploration as what
+    /// happened.
+    #[must_use]
+    pub fn schedule(self, events: &(Vec<Event>, Vec<(usize, String)>)) -> Step {
+        Step {
+            events: events.clone(),
+            whole: true,
+            ..self
+        }
     }
 
     /// This step, with what the code under test produced as data.

@@ -135,8 +135,11 @@ impl Check {
         if let Some(run) = facts.run_line() {
             crate::verdict::facts(run);
         }
+        // A whole schedule of an exploration is told in the step already;
+        // its facts are drawn on the report.
         let happened = facts
             .happened()
+            .filter(|_| !facts.whole)
             .map(|run| format!("  happened: {run}\n"))
             .unwrap_or_default();
         panic!(

@@ -89,6 +89,8 @@ pub fn svg(line: &str, title: &str) -> Option<String> {
     let said = Facts {
         events: events.clone(),
         names: layout.names.clone(),
+        // The line is the run to draw, whole.
+        whole: true,
         ..Facts::read("", "", "")
     }
     .happened()

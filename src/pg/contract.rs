@@ -443,4 +443,8 @@ impl Store for SqlLab {
     fn restart(&self) -> Result<(), LabError> {
         self.lab.restart()
     }
+
+    fn trace(&self) -> Option<crate::checkpoint::Trace> {
+        Some(self.lab.trace().clone())
+    }
 }

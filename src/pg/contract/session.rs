@@ -8,7 +8,9 @@ use std::rc::Rc;
 use super::refusal::{refusal, settled};
 use super::{AUTHORITY, OWNER, SqlLab, WORKER};
 use crate::checkpoint::{Checkpoint, Hooks};
+use crate::claims::facts::Call as CallFact;
 use crate::counterexample::{Direct, Param};
+use crate::facts;
 use crate::pg::{Call, PgConnection, gate};
 use crate::{LabError, Outcome};
 
@@ -47,6 +49,10 @@ impl SqlSession {
         };
         if slot.is_none() {
             let mut session = self.lab.session_as(role)?;
+            // The lab's events call the session by the role it logs in as.
+            if let Some((trace, actor)) = session.hooks().tracer() {
+                trace.name(actor, role);
+            }
             if let Some(hook) = &self.hook {
                 let hook = Rc::clone(hook);
                 session.on_checkpoint(move |checkpoint| (hook.borrow_mut())(checkpoint));
@@ -82,16 +88,32 @@ impl crate::Session for SqlSession {
         delta: i64,
     ) -> Result<Outcome, LabError> {
         let worker = self.as_role(WORKER)?;
-        let result = gate::serve(worker, &[], |db| {
-            call_apply(db, resource, generation, request_id, delta)
+        let call = CallFact::Apply {
+            resource: resource.to_owned(),
+            generation,
+            request_id: request_id.to_owned(),
+            delta,
+        };
+        // The call and its answer join the lab's events, as on the Rust
+        // tracks; the function's reads and writes reach the checkpoints.
+        let result = worker.hooks().call(call, facts::answer, || {
+            gate::serve(worker, &[], |db| {
+                call_apply(db, resource, generation, request_id, delta)
+            })
         });
         settled(worker, result)
     }
 
     fn install_generation(&mut self, resource: &str, new_generation: i64) -> Result<(), LabError> {
         let authority = self.as_role(AUTHORITY)?;
-        let result = gate::serve(authority, &[], |db| {
-            call_install_generation(db, resource, new_generation)
+        let call = CallFact::Install {
+            resource: resource.to_owned(),
+            generation: new_generation,
+        };
+        let result = authority.hooks().call(call, facts::install_answer, || {
+            gate::serve(authority, &[], |db| {
+                call_install_generation(db, resource, new_generation)
+            })
         });
         settled(authority, result)
     }
@@ -125,6 +147,15 @@ impl crate::Session for SqlSession {
 
     fn unobserved(&self) -> Option<&'static str> {
         None
+    }
+
+    /// The lab's events, through whichever of its role sessions is open
+    /// (each is named by its role already).
+    fn traced(&self) -> Option<(crate::checkpoint::Trace, usize)> {
+        [&self.worker, &self.authority, &self.owner]
+            .into_iter()
+            .flatten()
+            .find_map(|session| session.hooks().tracer())
     }
 }
 

@@ -779,6 +779,12 @@ impl Trace {
         }
     }
 
+    /// The events so far, and what the test calls each connection: what a
+    /// failed step carries.
+    pub fn run(&self) -> (Vec<Event>, Vec<(usize, String)>) {
+        (self.events(), self.names())
+    }
+
     /// The events so far.
     pub fn events(&self) -> Vec<Event> {
         self.log().events.clone()

@@ -249,10 +249,6 @@ fn on_track(hint: Hint, track: Track) -> Hint {
 fn observed(facts: &Facts) -> Option<&'static str> {
     use Answer::*;
     let (expected, got) = (&facts.expected, &facts.got);
-    if matches!(&facts.got_whole, Observed::Answers { answers, .. } if answers.iter().any(|(_, a)| *a == DuplicateKey))
-    {
-        return Some("duplicate-insert");
-    }
     match (expected, got) {
         (Observed::State { generation: a, .. }, Observed::State { generation: b, .. }) => {
             return Some(if a == b {

@@ -152,7 +152,7 @@ impl Run {
     /// What the lab's connections did in the last schedule, and what the
     /// exploration calls them.
     pub(super) fn events(&self) -> (Vec<Event>, Vec<(usize, String)>) {
-        (self.trace.events(), self.trace.names())
+        self.trace.run()
     }
 
     /// Whether the last schedule tried an install while a worker's call

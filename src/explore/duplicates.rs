@@ -110,9 +110,7 @@ pub(super) fn explore(setup: Duplicates) -> Result<Exploration<Duplicates>, LabE
         let run = schedule(&connections, &deliveries, &chooser)?;
         exploration.paused += usize::from(run.paused);
         exploration.unfinished = run.unfinished;
-        exploration.tally(run.steps, run.violations, || {
-            (trace.events(), trace.names())
-        });
+        exploration.tally(run.steps, run.violations, || trace.run());
         if exploration.schedules >= MAX_SCHEDULES || exploration.unfinished {
             break;
         }

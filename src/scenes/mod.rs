@@ -290,7 +290,7 @@ impl<'o, S: Store> Stage<'o, S> {
         self.flush();
         let step = match (step.failed, self.lab.trace()) {
             (true, Some(trace)) => Step {
-                events: (trace.events(), trace.names()),
+                events: trace.run(),
                 ..step
             },
             _ => step,

@@ -244,7 +244,7 @@ impl Check {
     #[track_caller]
     fn judge(&self, db: &impl Session, step: Step) {
         let events = match (step.failed, db.traced()) {
-            (true, Some((trace, _))) => (trace.events(), trace.names()),
+            (true, Some((trace, _))) => trace.run(),
             _ => step.events.clone(),
         };
         self.check(Step {

@@ -40,6 +40,13 @@ pub mod postgres {
 
     pub use apply::apply;
     pub use install_generation::install_generation;
+
+    /// Lesson 8's contract: the two SQL functions of `contract.sql`.
+    #[cfg(not(feature = "solutions"))]
+    pub const CONTRACT: &str = include_str!("postgres/contract.sql");
+    /// Lesson 8's contract: the reference's two SQL functions.
+    #[cfg(feature = "solutions")]
+    pub const CONTRACT: &str = include_str!("../solutions/postgres/contract.sql");
 }
 
 /// The etcd track's exercise: a worker that takes its authority from a
@@ -59,9 +66,23 @@ pub mod etcd {
 pub use apply::apply;
 pub use install_generation::install_generation;
 
-/// Which implementation is compiled in, for the transcript's header.
-pub const IMPLEMENTATION: &str = if cfg!(feature = "solutions") {
-    "the reference (solutions/)"
-} else {
-    "your exercises (exercises/)"
+/// These functions, as the program that runs the lab hands them to the
+/// harness (which never links this crate: a save here rebuilds this crate
+/// and that program, not the harness).
+pub const IMPLEMENTATION: implementation::Implementation = implementation::Implementation {
+    name: if cfg!(feature = "solutions") {
+        "the reference (solutions/)"
+    } else {
+        "your exercises (exercises/)"
+    },
+    install_generation,
+    apply,
+    #[cfg(feature = "postgres")]
+    postgres: implementation::Postgres {
+        install_generation: postgres::install_generation,
+        apply: postgres::apply,
+        contract: postgres::CONTRACT,
+    },
+    #[cfg(feature = "etcd")]
+    etcd_work: etcd::work,
 };

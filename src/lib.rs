@@ -49,7 +49,9 @@
 //! - [`watch`]: how a SQLite connection's statements, whoever wrote them,
 //!   reach the checkpoints.
 //! - `exercises/` and `solutions/`: the two functions, stub and reference,
-//!   compiled as the crate `fencing_lab_exercises` on top of `api/`.
+//!   compiled as the crate `fencing_lab_exercises` on top of `api/`. This
+//!   crate never links it: the program that runs the lab hands it the
+//!   functions ([`wire`]), so a save there rebuilds none of the harness.
 
 pub mod checkpoint;
 pub mod counterexample;
@@ -93,8 +95,35 @@ pub use store::{Session, Store};
 /// it on, and the code under test cannot set it.
 pub const UNGUARDED: &str = "FENCING_LAB_UNGUARDED";
 
-/// Which implementation is compiled in, for the transcript's header.
-pub use fencing_lab_exercises::IMPLEMENTATION;
+/// The learner's functions (or the reference's), as a table the harness
+/// calls through.
+pub use fencing_lab_api::implementation::Implementation;
+
+/// The implementation this process runs, handed over by [`wire`].
+static WIRED: std::sync::OnceLock<Implementation> = std::sync::OnceLock::new();
+
+/// Hands the harness the functions it calls: the program that runs the
+/// lab (the graded test binary, `cargo run`) passes
+/// `fencing_lab_exercises::IMPLEMENTATION` before its first call. The
+/// harness never links the learner's crate, so a save under `exercises/`
+/// rebuilds that crate and the program, never the harness. The first
+/// table handed over stays; later calls change nothing.
+pub fn wire(implementation: Implementation) {
+    let _ = WIRED.set(implementation);
+}
+
+/// The implementation [`wire`] handed over.
+///
+/// # Panics
+///
+/// When nothing was: a bug of the program that runs the lab, not of the
+/// code under test.
+pub fn implementation() -> &'static Implementation {
+    WIRED.get().expect(
+        "the harness was handed no implementation: the program must call \
+         fencing_lab::wire(fencing_lab_exercises::IMPLEMENTATION) first",
+    )
+}
 
 /// The authority installs `new_generation` on `resource` (the learner's
 /// `exercises/install_generation.rs`).
@@ -111,11 +140,7 @@ pub fn install_generation(
     hooks.call(call, facts::install_answer, || {
         hooks.around(|| {
             panics::guard("install_generation", claims::INSTALL, || {
-                fencing_lab_exercises::install_generation(
-                    &mut db.exercise(),
-                    resource,
-                    new_generation,
-                )
+                (implementation().install_generation)(&mut db.exercise(), resource, new_generation)
             })
         })
     })
@@ -141,7 +166,7 @@ pub fn apply(
     hooks.call(call, facts::answer, || {
         hooks.around(|| {
             panics::guard("apply", claims::APPLY, || {
-                fencing_lab_exercises::apply(
+                (implementation().apply)(
                     &mut db.exercise(),
                     resource,
                     generation,

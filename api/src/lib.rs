@@ -29,6 +29,8 @@ mod error;
 pub mod etcd;
 #[doc(hidden)]
 pub mod fault;
+#[doc(hidden)]
+pub mod implementation;
 mod outcome;
 #[cfg(feature = "postgres")]
 pub mod pg;

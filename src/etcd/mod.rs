@@ -69,7 +69,7 @@ impl Role {
 /// `exercises/etcd/worker.rs`).
 pub fn work(worker: &mut Worker, job: &Job) -> Result<Outcome, LabError> {
     guard("work", claims::ETCD_WORKER, || {
-        fencing_lab_exercises::etcd::work(&mut fencing_lab_api::etcd::Worker::new(worker), job)
+        (crate::implementation().etcd_work)(&mut fencing_lab_api::etcd::Worker::new(worker), job)
     })
 }
 

@@ -51,11 +51,11 @@ use crate::{LabError, Record, State, Store};
 use refusal::{refusal, settled};
 pub use session::SqlSession;
 
-/// The learner's file, or the reference with `--features solutions`.
-#[cfg(not(feature = "solutions"))]
-const CONTRACT: &str = include_str!("../../exercises/postgres/contract.sql");
-#[cfg(feature = "solutions")]
-const CONTRACT: &str = include_str!("../../solutions/postgres/contract.sql");
+/// The learner's `contract.sql`, or the reference's with `--features
+/// solutions`, as the program that runs the lab handed it over.
+fn contract() -> &'static str {
+    crate::implementation().postgres.contract
+}
 
 /// The role that owns the tables and the functions.
 pub const OWNER: &str = "fencing_owner";
@@ -170,7 +170,7 @@ impl SqlLab {
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             owner
                 .client()
-                .batch_execute(CONTRACT)
+                .batch_execute(contract())
                 .map_err(|error| not_loaded(&error))?;
         }
         drop(owner);
@@ -293,7 +293,7 @@ fn not_loaded(error: &postgres::Error) -> LabError {
         |db| match db.position() {
             Some(postgres::error::ErrorPosition::Original(at)) => {
                 // A 1-based character offset into the file.
-                let before: String = CONTRACT
+                let before: String = contract()
                     .chars()
                     .take((*at as usize).saturating_sub(1))
                     .collect();

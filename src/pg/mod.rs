@@ -80,7 +80,7 @@ pub fn install_generation(
     db.hooks().call(call, facts::install_answer, || {
         gate::serve(db, &[Checkpoint::GenerationRead], |db| {
             guard("install_generation", PG_INSTALL, || {
-                fencing_lab_exercises::postgres::install_generation(
+                (crate::implementation().postgres.install_generation)(
                     &mut db.exercise(),
                     resource,
                     new_generation,
@@ -112,7 +112,7 @@ pub fn apply(
             &[Checkpoint::GenerationRead, Checkpoint::RecordRead],
             |db| {
                 guard("apply", PG_APPLY, || {
-                    fencing_lab_exercises::postgres::apply(
+                    (crate::implementation().postgres.apply)(
                         &mut db.exercise(),
                         resource,
                         generation,

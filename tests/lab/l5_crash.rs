@@ -377,6 +377,7 @@ fn ended(status: ExitStatus) -> String {
 /// The child's side: open the parent's file, run `apply`, die by `abort()`
 /// where `kill` says. Never returns.
 fn child(kill: Kill, db: &Path) -> ! {
+    crate::support::wire();
     no_core_dumps();
     let lab = Lab::open_existing(db).unwrap_or_else(|e| {
         say(format_args!(

@@ -36,6 +36,14 @@ pub fn start_cluster_early() {
     }
 }
 
+/// First in every etcd test: a worker process is this binary started again,
+/// which does its job and exits here (with the functions handed to the
+/// harness first); the test itself goes on.
+pub fn serve_if_worker() {
+    crate::support::wire();
+    fencing_lab::etcd::serve_if_worker();
+}
+
 /// The checks of claim `id` on the etcd track.
 pub fn claim(id: &str) -> Check {
     claim_on(Track::Etcd, id)

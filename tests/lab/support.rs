@@ -20,6 +20,7 @@ pub use fencing_lab::scenes::{A, B};
 /// A fresh lab in the rollback-journal mode, in its own temp directory.
 #[fixture]
 pub fn lab() -> Lab {
+    quiet_learner_panics();
     Lab::new(Journal::Rollback).expect("the harness creates a lab")
 }
 
@@ -325,6 +326,14 @@ fn stub_phrase(got: &str) -> &str {
     scenes::stub_phrase(got).unwrap_or(got)
 }
 
+/// Hands the harness the functions of this binary's implementation (the
+/// learner's, or the reference with `--features solutions`): it never links
+/// them itself. First in every test, and in every process a test starts
+/// again as a child, before the harness calls them.
+pub fn wire() {
+    fencing_lab::wire(fencing_lab_exercises::IMPLEMENTATION);
+}
+
 /// A panic in the learner's code becomes the call's answer: an unfinished
 /// stub's `todo!()` reads "not implemented yet: open <file>", any other
 /// panic "apply panicked: <message> (at <file>:<line>:<column>)", which the
@@ -335,6 +344,7 @@ fn stub_phrase(got: &str) -> &str {
 /// the claim, the step and the file. Every other panic (the harness's) is
 /// reported as usual.
 pub fn quiet_learner_panics() {
+    wire();
     // First, so that the verdict channel's hook (which records the message)
     // wraps this one, not the default report.
     claim_failures_as_messages();

@@ -123,12 +123,13 @@ pub(super) const STD_ROOTS: &[&str] = &["std", "core", "alloc"];
 /// The crate roots the compiler brings without a dependency.
 pub(super) const BUILTIN_ROOTS: &[&str] = &["std", "core", "alloc", "proc_macro", "test", "libc"];
 
-/// The manifests of the learner's crate, of the API it depends on and of
-/// the harness: the packages and their direct dependencies, read for their
-/// names.
-pub(super) const MANIFESTS: [&str; 3] = [
+/// The manifests of the learner's crate, of the API it depends on, of the
+/// harness and of the programs that link them: the packages and their
+/// direct dependencies, read for their names.
+pub(super) const MANIFESTS: [&str; 4] = [
     include_str!("../../../exercises/Cargo.toml"),
     include_str!("../../../api/Cargo.toml"),
+    include_str!("../../../src/Cargo.toml"),
     include_str!("../../../Cargo.toml"),
 ];
 

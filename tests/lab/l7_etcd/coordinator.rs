@@ -3,10 +3,10 @@
 //! generation, a lost response, and where the token comes from. Each test
 //! runs its scene (`src/scenes/l7.rs`).
 
-use fencing_lab::etcd::{Moment, serve_if_worker};
+use fencing_lab::etcd::Moment;
 use fencing_lab::scenes::l7::{self, Lapse};
 
-use super::{claim, shared};
+use super::{claim, serve_if_worker, shared};
 
 /// Frozen at the call of apply, right after the install returned (a
 /// worker that reads the generation again after installing would borrow

@@ -2,10 +2,10 @@
 //! of the test's own. The test runs its scene (`src/scenes/l7.rs`).
 
 use fencing_lab::describe_error;
-use fencing_lab::etcd::{Cluster, serve_if_worker};
+use fencing_lab::etcd::Cluster;
 use fencing_lab::scenes::l7;
 
-use super::{claim, on};
+use super::{claim, on, serve_if_worker};
 
 #[test]
 fn l7_3_tokens_keep_rising_across_a_leader_kill_and_the_old_holder_is_still_refused() {

@@ -3,9 +3,10 @@
 //! against your code, to the reference's snapshot against the reference.
 //! Its workers are this test binary, started again on this test.
 
-use fencing_lab::etcd::serve_if_worker;
 use fencing_lab::story::etcd as story;
 use fencing_lab::transcript::Transcript;
+
+use super::serve_if_worker;
 
 #[test]
 fn etcd_transcript() {

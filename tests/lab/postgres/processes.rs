@@ -203,6 +203,7 @@ impl Role {
 /// say what came of it, exit. Never returns. (A child starts no server and
 /// creates no lab: it opens its parent's.)
 fn child(role: &str) -> ! {
+    crate::support::wire();
     let address = std::env::var(LAB_VARIABLE).unwrap_or_default();
     let lab = PgLab::open_existing(&address).unwrap_or_else(|error| {
         say(describe_error(&error));

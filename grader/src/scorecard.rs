@@ -79,10 +79,7 @@ pub fn grade(
     // that cannot be written changes no grade.
     if options.scope.part.is_none() {
         match write_report(options, &graded, started.elapsed()) {
-            Ok(page) => println!(
-                "\nYour report (each failing step, and where others acted, its run drawn): {}",
-                page.display()
-            ),
+            Ok(page) => println!("\n{REPORT_LINE}: {}", page.display()),
             Err(error) => eprintln!("grade: your report was not written: {error}"),
         }
     }
@@ -93,6 +90,10 @@ pub fn grade(
     })
 }
 
+/// What the line that gives the learner's report's path says before it.
+pub const REPORT_LINE: &str =
+    "Your report (each failing step, and where others acted, its run drawn)";
+
 /// What the learner's report is called: its folder under the target
 /// folder's `grade-report/`.
 const REPORT_NAME: &str = "your-code";
@@ -100,7 +101,11 @@ const REPORT_NAME: &str = "your-code";
 /// Writes the report of this checkout's run as the class report writes a
 /// class of one (`target/grade-report/`), and returns the path of its
 /// submission's page.
-fn write_report(options: &Options, graded: &Graded, elapsed: Duration) -> Result<PathBuf, String> {
+pub fn write_report(
+    options: &Options,
+    graded: &Graded,
+    elapsed: Duration,
+) -> Result<PathBuf, String> {
     let checkout = crate::checkout::repository();
     let out = std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| checkout.join("target"), PathBuf::from)

@@ -71,12 +71,12 @@ pub fn run(options: &scorecard::Options) -> Result<ExitCode, String> {
     // The lessons at full marks in the last run, and what its reset did.
     let (mut before, mut notice) = (None, None);
     loop {
-        let (graded, took) = grade(options, &reason);
+        let (graded, took, report) = grade(options, &reason);
         // Saves made while the run was building belong to the next run.
         let Ok(pending) = saved_meanwhile(&events) else {
             break;
         };
-        let mut state = State::new(graded, folder, took);
+        let mut state = State::new(graded, folder, took, report.as_deref());
         state.extras = Extras::new(&checkout, state.score.as_ref(), before.as_deref());
         state.extras.notice = notice.take();
         before = Some(state.extras.full());
@@ -111,14 +111,26 @@ pub fn run(options: &scorecard::Options) -> Result<ExitCode, String> {
     })
 }
 
-/// Grades once, after saying why on a cleared screen: the score, and how
-/// long it took.
-fn grade(options: &scorecard::Options, reason: &str) -> (Result<Graded, String>, Duration) {
+/// Grades once, after saying why on a cleared screen: the score, how long
+/// it took, and the path of its report as `cargo grade` writes it (each
+/// failing step's run drawn) when a claim failed. A report that cannot be
+/// written changes nothing else.
+fn grade(
+    options: &scorecard::Options,
+    reason: &str,
+) -> (Result<Graded, String>, Duration, Option<PathBuf>) {
     clear();
     println!("grading ({reason})…");
     let started = Instant::now();
     let graded = scorecard::score(options, false);
-    (graded, started.elapsed())
+    let took = started.elapsed();
+    let report = match &graded {
+        Ok(graded) if options.scope.part.is_none() && !graded.score.full_marks() => {
+            scorecard::write_report(options, graded, took).ok()
+        }
+        _ => None,
+    };
+    (graded, took, report)
 }
 
 /// The learner quit.

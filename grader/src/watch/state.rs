@@ -35,7 +35,12 @@ pub(super) struct State {
 }
 
 impl State {
-    pub(super) fn new(graded: Result<Graded, String>, folder: &str, took: Duration) -> State {
+    pub(super) fn new(
+        graded: Result<Graded, String>,
+        folder: &str,
+        took: Duration,
+        report: Option<&Path>,
+    ) -> State {
         let (mut text, mut next_text) = (String::new(), String::new());
         let (mut hint, mut passed, mut score) = (None, false, None);
         let mut claim_id = None;
@@ -82,6 +87,14 @@ impl State {
                 }
                 score = Some(graded.score);
             }
+        }
+        if let Some(page) = report {
+            let _ = writeln!(
+                next_text,
+                "\n{}: {}",
+                scorecard::REPORT_LINE,
+                page.display()
+            );
         }
         let keys = format!("watching {folder}/, last run {:.1} s", took.as_secs_f64());
         State {

@@ -14,6 +14,11 @@ pub type InstallGeneration = fn(&mut Destination<'_>, &str, i64) -> Result<(), L
 pub type Apply = fn(&mut Destination<'_>, &str, i64, &str, i64) -> Result<Outcome, LabError>;
 
 /// One implementation of the exercises: the learner's, or the reference.
+/// Made with [`Implementation::new`] and the server tracks' `with_…`, so
+/// that a crate built without a track this crate has (`cargo clippy
+/// --workspace --features postgres` builds the reference on its own, with
+/// no features) still makes one: its missing track's functions panic,
+/// and no program of the lab ever calls them.
 #[derive(Clone, Copy)]
 pub struct Implementation {
     /// Which it is, in words, for the transcript's header.
@@ -27,7 +32,55 @@ pub struct Implementation {
     pub postgres: Postgres,
     /// `exercises/etcd/worker.rs`.
     #[cfg(feature = "etcd")]
-    pub etcd_work: fn(&mut crate::etcd::Worker<'_>, &crate::etcd::Job) -> Result<Outcome, LabError>,
+    pub etcd_work: EtcdWork,
+}
+
+/// The etcd track's `work`.
+#[cfg(feature = "etcd")]
+pub type EtcdWork =
+    fn(&mut crate::etcd::Worker<'_>, &crate::etcd::Job) -> Result<Outcome, LabError>;
+
+impl Implementation {
+    /// The SQLite track's two functions, and no server track's.
+    pub const fn new(
+        name: &'static str,
+        install_generation: InstallGeneration,
+        apply: Apply,
+    ) -> Implementation {
+        Implementation {
+            name,
+            install_generation,
+            apply,
+            #[cfg(feature = "postgres")]
+            postgres: Postgres {
+                install_generation: |_, _, _| not_built("postgres"),
+                apply: |_, _, _, _, _| not_built("postgres"),
+                contract: "",
+            },
+            #[cfg(feature = "etcd")]
+            etcd_work: |_, _| not_built("etcd"),
+        }
+    }
+
+    /// With the PostgreSQL track's functions.
+    #[cfg(feature = "postgres")]
+    pub const fn with_postgres(mut self, postgres: Postgres) -> Implementation {
+        self.postgres = postgres;
+        self
+    }
+
+    /// With the etcd track's worker.
+    #[cfg(feature = "etcd")]
+    pub const fn with_etcd(mut self, work: EtcdWork) -> Implementation {
+        self.etcd_work = work;
+        self
+    }
+}
+
+/// A track's function in a table made without that track.
+#[cfg(any(feature = "postgres", feature = "etcd"))]
+fn not_built<T>(track: &str) -> T {
+    panic!("this implementation was built without the feature {track}, which the API has")
 }
 
 /// The PostgreSQL track's exercises.

@@ -3,11 +3,11 @@
 //! whose tests wrote into its copy cannot change the next one's. Only the
 //! exercise files are then overwritten with the submission's.
 //!
-//! The reference (`solutions/`) is not copied: a class is built without the
-//! feature `solutions`, so nothing needs it, and a submission cannot reach
-//! it from its copy. Of the other workspace members (the grader, …) only the
-//! manifests come along, as cargo needs them to read the workspace; their
-//! sources stay out.
+//! The reference's sources (`solutions/`) are not copied: a class is built
+//! without the feature `solutions`, so nothing needs them, and a submission
+//! cannot reach them from its copy. Of the other workspace members (the
+//! grader, the reference, …) only the manifests come along, as cargo needs
+//! them to read the workspace; their sources stay out.
 
 use std::fs;
 use std::io;

@@ -5,10 +5,12 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::output::Shard;
-use crate::part::Part;
-use crate::score::{Scope, Tracks};
-use crate::{class, gradescope, scorecard};
+use crate::engine::lesson_or_claim::Part;
+use crate::engine::score::{Scope, Tracks};
+use crate::instructor::class;
+use crate::instructor::gradescope;
+use crate::instructor::output::Shard;
+use crate::learner::scorecard;
 use lab_claims::Track;
 
 /// The help text.
@@ -256,11 +258,11 @@ struct Given {
     explain: Option<String>,
     reset: Option<String>,
     yes: bool,
-    /// `--lesson` or `--claim` (see `crate::part`).
+    /// `--lesson` or `--claim` (see `crate::engine::lesson_or_claim`).
     part: Option<Part>,
-    /// `--gradescope` (see `crate::gradescope`).
+    /// `--gradescope` (see `crate::instructor::gradescope`).
     gradescope: Option<gradescope::Target>,
-    /// `--classroom`, and whether `=lessons` (see `crate::classroom`).
+    /// `--classroom`, and whether `=lessons` (see `crate::instructor::classroom`).
     classroom: Option<bool>,
 }
 

@@ -11,77 +11,32 @@
 //!
 //! # Layout
 //!
-//! - `cli`: the command line.
-//! - `checkout`: where the lab's checkout is.
-//! - `scorecard`: no arguments, this checkout's scorecard (and the
-//!   `--explain` command, which grades it first).
-//! - `watch`: `--watch`, the scorecard again on every save, and its keys;
-//!   `full_marks`, its views of a lesson at full marks and of a reset;
-//!   `terminal`, the size it draws to; `bar`, a lesson's line on its
-//!   screen (which `cargo book` includes too).
-//! - `part`: `--lesson` and `--claim`, one part of the scorecard.
-//! - `classroom`: `--classroom`, the GitHub Classroom workflow.
-//! - `gradescope`: `--gradescope`, the scorecard in Gradescope's format.
-//! - `hint`: `--hint`, the next level of a failing step's hint, and
-//!   `--claims`, every claim's statement.
-//! - `explain`: `--explain`, a lesson at full marks: the reference's lines
-//!   (`reference`) beside the learner's, and its pitfalls (`pitfalls`).
-//! - `reset`: `--reset`, an exercise file back to its stub.
-//! - `class`: batch grading, one submission after the other; `fill`,
-//!   `--fill`, a gradebook given the columns of claims added since.
-//! - `submission`: which folders are submissions, and reading their files.
-//! - `scratch`: the scratch copy of the lab a class is built in.
-//! - `output`: the output folder: its place, its lock, its files, merging.
-//! - `sandbox`: bubblewrap, around every build and test run; `accounts`,
-//!   the pool of accounts it runs submissions as when started by root.
-//! - `suite`: building the graded suite and running its test binary.
-//! - `cache`: the dependencies a class's scratch copies share, built once.
-//! - `verdicts`: the channel the tests' verdicts come through.
-//! - `process`: a child process with a time limit and bounded output.
-//! - `libtest`: libtest's human output, for what a failed test printed.
-//! - `score`: verdicts to claims and points.
-//! - `flags`: the review of a submission's source against
-//!   `grader/allowlist.txt`, which puts it on hold.
-//! - `report`: gradebook, results.json, summary, class rules, `--expect`.
-//! - `html`: `index.html`, the class report.
+//! Three parts, each a folder named for whom it serves:
+//!
+//! - `engine`: how a submission is built, run in the sandbox, judged and
+//!   scored, and its source reviewed; both audiences go through it.
+//! - `learner`: the learner's commands (the scorecard and its report, the
+//!   watch mode, hints, explain, reset).
+//! - `instructor`: a class graded in batch, its gradebook and report, and
+//!   the course platforms (GitHub Classroom, Gradescope).
+//!
+//! `cli` reads the command line and hands it to one of them. Each folder's
+//! `mod.rs` lists its modules.
 //!
 //! Beside it, `src/bin/book/` (`cargo book`) writes the book's and the
 //! README's generated parts from the claim catalogue, and checks them.
 //! `.ci/import-circles` keeps the arrows between these modules one way.
 
-mod accounts;
-mod bar;
-mod cache;
-mod checkout;
-mod class;
-mod classroom;
 mod cli;
-mod explain;
-mod fill;
-mod flags;
-mod full_marks;
-mod gradescope;
-mod hint;
-mod html;
-mod libtest;
-mod output;
-mod part;
-mod pitfalls;
-mod process;
-mod reference;
-mod report;
-mod reset;
-mod sandbox;
-mod score;
-mod scorecard;
-mod scratch;
-mod submission;
-mod suite;
-mod terminal;
-mod verdicts;
-mod watch;
+mod engine;
+mod instructor;
+mod learner;
 
 use std::process::ExitCode;
+
+use engine::score;
+use instructor::{class, classroom, output, report};
+use learner::{hint, reset, scorecard, watch};
 
 fn main() -> ExitCode {
     let result = match cli::parse(std::env::args_os().skip(1)) {

@@ -32,13 +32,13 @@
 //! screens; `diagram` (the report's), the scenes' pictures.
 
 // The watch screen's lesson line, which the sample screens draw too.
-#[path = "../../bar.rs"]
+#[path = "../../learner/bar.rs"]
 mod bar;
 mod blocks;
 mod lab;
 mod samples;
 // A run drawn as a sequence diagram, the class report's module.
-#[path = "../../html/diagram.rs"]
+#[path = "../../instructor/html/diagram.rs"]
 mod diagram;
 
 use std::fs;

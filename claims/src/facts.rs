@@ -18,7 +18,7 @@
 //! reads such words into the same model, the one place that does. Every
 //! graded failure first checks that the words of each kind of answer read
 //! back as that answer (the lab's `scenes::expect::reads_back`), so the
-//! premise check that CI runs over printed failures (`.ci/hint-premises`)
+//! premise check that CI runs over printed failures (`cargo xtask premises`)
 //! checks the same facts that chose each hint.
 //!
 //! A lab's [`Trace`] keeps what its connections did, as [`Event`]s, in the

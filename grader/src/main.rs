@@ -25,7 +25,7 @@
 //!
 //! Beside it, `src/bin/book/` (`cargo book`) writes the book's and the
 //! README's generated parts from the claim catalogue, and checks them.
-//! `.ci/import-circles` keeps the arrows between these modules one way.
+//! `cargo xtask circles` keeps the arrows between these modules one way.
 
 mod cli;
 mod engine;

@@ -106,7 +106,7 @@ pub fn faulted() -> String {
 }
 
 /// Whether the words of every kind of answer read back as the answer they
-/// print ([`crate::claims::facts::words`]): what lets `.ci/hint-premises`,
+/// print ([`crate::claims::facts::words`]): what lets `cargo xtask premises`,
 /// which has only the printed failures, check the facts a hint was chosen
 /// on. A graded failure checks this first (`tests/lab/support.rs`), so a
 /// reader that drifted from the answers stops every failure with a message

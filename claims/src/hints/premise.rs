@@ -12,7 +12,7 @@
 //! is caught. A premise covers all three levels of its hint: a level that
 //! names a cause or a fix takes it for granted too.
 //! [`for_step`](super::for_step) shows a hint only when its premise holds,
-//! and a neutral one otherwise; `.ci/hint-premises` runs the same check
+//! and a neutral one otherwise; `cargo xtask premises` runs the same check
 //! over every failure the graded classes and the machine-made mutants
 //! print.
 

@@ -52,22 +52,8 @@ pub mod etcd {
 /// harness (which never links this crate: a save here rebuilds this crate
 /// and that program, not the harness).
 #[cfg(not(feature = "solutions"))]
-pub const IMPLEMENTATION: implementation::Implementation = {
-    let table = implementation::Implementation::new(
-        "your exercises (exercises/)",
-        install_generation::install_generation,
-        apply::apply,
-    );
-    #[cfg(feature = "postgres")]
-    let table = table.with_postgres(implementation::Postgres {
-        install_generation: postgres::install_generation,
-        apply: postgres::apply,
-        contract: postgres::CONTRACT,
-    });
-    #[cfg(feature = "etcd")]
-    let table = table.with_etcd(etcd::work);
-    table
-};
+pub const IMPLEMENTATION: implementation::Implementation =
+    fencing_lab_api::implementation_table!("your exercises (exercises/)");
 
 /// With the feature `solutions`: the reference's functions instead.
 #[cfg(feature = "solutions")]

@@ -38,19 +38,5 @@ pub mod etcd {
 
 /// The reference's functions, as the program that runs the lab hands them
 /// to the harness.
-pub const IMPLEMENTATION: implementation::Implementation = {
-    let table = implementation::Implementation::new(
-        "the reference (solutions/)",
-        install_generation::install_generation,
-        apply::apply,
-    );
-    #[cfg(feature = "postgres")]
-    let table = table.with_postgres(implementation::Postgres {
-        install_generation: postgres::install_generation,
-        apply: postgres::apply,
-        contract: postgres::CONTRACT,
-    });
-    #[cfg(feature = "etcd")]
-    let table = table.with_etcd(etcd::work);
-    table
-};
+pub const IMPLEMENTATION: implementation::Implementation =
+    fencing_lab_api::implementation_table!("the reference (solutions/)");

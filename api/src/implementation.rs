@@ -97,3 +97,28 @@ pub struct Postgres {
     /// file's text.
     pub contract: &'static str,
 }
+
+/// The table of the crate it is written in (the learner's, or the
+/// reference's), whose modules are laid out alike: `install_generation`
+/// and `apply`, and with their features `postgres` (with `CONTRACT`) and
+/// `etcd`. The crate's own features decide which tracks the table holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! implementation_table {
+    ($name:expr) => {{
+        let table = $crate::implementation::Implementation::new(
+            $name,
+            install_generation::install_generation,
+            apply::apply,
+        );
+        #[cfg(feature = "postgres")]
+        let table = table.with_postgres($crate::implementation::Postgres {
+            install_generation: postgres::install_generation,
+            apply: postgres::apply,
+            contract: postgres::CONTRACT,
+        });
+        #[cfg(feature = "etcd")]
+        let table = table.with_etcd(etcd::work);
+        table
+    }};
+}

@@ -11,8 +11,10 @@
 //! Everything else is this crate, the harness: a real SQLite file, the
 //! connections, checkpoints where tests pause the destination or inject a
 //! fault, the counterexamples, and the narrated transcript. The learner's
-//! code cannot name any of it. With the Cargo feature `solutions` the
-//! reference in `solutions/` is compiled instead.
+//! code cannot name any of it, and this crate never links the learner's:
+//! the program that runs the lab hands it the functions ([`wire`]), the
+//! learner's or, with the root package's feature `solutions`, the
+//! reference's (`solutions/`).
 //!
 //! What this crate is not: a fencing library. It executes one SQLite file,
 //! local transactions and faults the harness injects; with the feature
@@ -49,9 +51,10 @@
 //! - [`watch`]: how a SQLite connection's statements, whoever wrote them,
 //!   reach the checkpoints.
 //! - `exercises/` and `solutions/`: the two functions, stub and reference,
-//!   compiled as the crate `fencing_lab_exercises` on top of `api/`. This
-//!   crate never links it: the program that runs the lab hands it the
-//!   functions ([`wire`]), so a save there rebuilds none of the harness.
+//!   the crates `fencing_lab_exercises` and `fencing_lab_solutions` on top
+//!   of `api/`. This crate links neither: the program that runs the lab
+//!   hands it the functions ([`wire`]), so a save there rebuilds none of
+//!   the harness.
 
 pub mod checkpoint;
 pub mod counterexample;

@@ -167,8 +167,8 @@ pub fn run_lesson(
 /// transcript of its own handed to `told` as soon as the lesson ends, so a
 /// reader sees each lesson as it finishes. Returns whether every lesson ran
 /// to its end. The etcd chapter starts its workers as processes of the
-/// running program, which must call [`crate::etcd::serve_if_worker`] first
-/// thing (`lab` does).
+/// running program, which must call [`crate::wire`], then
+/// [`crate::etcd::serve_if_worker`], first thing (`lab` does).
 pub fn run_all(mut told: impl FnMut(&Transcript)) -> bool {
     let mut complete = true;
     let mut tell = |lesson: &Lesson, scenario: &dyn Fn(&Narrator) -> Result<(), Halt>| {

@@ -329,7 +329,8 @@ impl Drop for WorkerProcess {
 
 /// In a worker process (its role in the environment): does the job and
 /// exits. Elsewhere: returns at once. Call it first thing in `main`, and in
-/// every test that starts workers.
+/// every test that starts workers, right after [`crate::wire`] (a worker
+/// runs the learner's `work` through the table handed over).
 pub fn serve_if_worker() {
     let Ok(role) = std::env::var(ROLE_VARIABLE) else {
         return;

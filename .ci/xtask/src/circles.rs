@@ -187,23 +187,28 @@ fn rust_files(folder: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-/// A file, parsed, less its `#[cfg(test)]` items: a test may reach
-/// anything.
+/// A file, parsed. Its `#[cfg(test)]` items, at any depth, are skipped
+/// when its paths are read ([`Paths`]): a test may reach anything.
 fn parse(path: &Path) -> Result<syn::File, String> {
     let text = fs::read_to_string(path).map_err(|error| format!("{}: {error}", path.display()))?;
-    let mut file =
-        syn::parse_file(&text).map_err(|error| format!("{}: {error}", path.display()))?;
-    file.items.retain(|item| !is_test_only(item));
-    Ok(file)
+    syn::parse_file(&text).map_err(|error| format!("{}: {error}", path.display()))
 }
 
 /// Whether an item carries `#[cfg(test)]`.
 fn is_test_only(item: &syn::Item) -> bool {
-    let attrs = match item {
-        syn::Item::Mod(item) => &item.attrs,
+    let attrs: &[syn::Attribute] = match item {
+        syn::Item::Const(item) => &item.attrs,
+        syn::Item::Enum(item) => &item.attrs,
         syn::Item::Fn(item) => &item.attrs,
-        syn::Item::Use(item) => &item.attrs,
         syn::Item::Impl(item) => &item.attrs,
+        syn::Item::Macro(item) => &item.attrs,
+        syn::Item::Mod(item) => &item.attrs,
+        syn::Item::Static(item) => &item.attrs,
+        syn::Item::Struct(item) => &item.attrs,
+        syn::Item::Trait(item) => &item.attrs,
+        syn::Item::Type(item) => &item.attrs,
+        syn::Item::Union(item) => &item.attrs,
+        syn::Item::Use(item) => &item.attrs,
         _ => return false,
     };
     attrs.iter().any(|attr| {
@@ -310,6 +315,12 @@ impl Paths {
 }
 
 impl<'ast> Visit<'ast> for Paths {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        if !is_test_only(item) {
+            syn::visit::visit_item(self, item);
+        }
+    }
+
     fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
         for path in use_paths(&item.tree) {
             self.add(path);
@@ -448,7 +459,7 @@ mod tests {
                 ("a.rs", "use crate::b::Y;"),
                 (
                     "b.rs",
-                    "pub struct Y;\n#[cfg(test)]\nmod tests { use crate::a; }",
+                    "pub struct Y;\nmod inner {\n#[cfg(test)]\nconst T: crate::a::X = 0;\n}\n#[cfg(test)]\nmod tests { use crate::a; }",
                 ),
             ],
         );

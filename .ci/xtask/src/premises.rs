@@ -24,8 +24,9 @@ struct Shown {
     got: String,
 }
 
-/// Checks every failure under `dirs`. Exits 1 on a false premise, 2 when a
-/// file cannot be read.
+/// Checks every failure under `dirs` (folders of the lab's checkout, or
+/// absolute). Exits 1 on a false premise, 2 when a folder or a file cannot
+/// be read: a folder CI names must exist.
 pub fn run(dirs: &[String]) -> ExitCode {
     if dirs.is_empty() {
         eprintln!("usage: cargo xtask premises DIR...");
@@ -33,7 +34,8 @@ pub fn run(dirs: &[String]) -> ExitCode {
     }
     let (mut checked, mut false_premises) = (0usize, Vec::new());
     for dir in dirs {
-        let shown = match gather(Path::new(dir)) {
+        let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let shown = match gather(&checkout.join(dir)) {
             Ok(shown) => shown,
             Err(error) => {
                 eprintln!("xtask premises: {dir}: {error}");
@@ -93,7 +95,7 @@ fn gather(dir: &Path) -> Result<Vec<Shown>, String> {
     Ok(texts.iter().flat_map(|text| failures(text)).collect())
 }
 
-/// Every file under `dir`, sorted.
+/// Every file under `dir`, sorted; a link is not followed.
 fn files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -101,11 +103,12 @@ fn files(dir: &Path) -> Result<Vec<PathBuf>, String> {
         let entries =
             fs::read_dir(&folder).map_err(|error| format!("{}: {error}", folder.display()))?;
         for entry in entries {
-            let path = entry.map_err(|error| error.to_string())?.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                found.push(path);
+            let entry = entry.map_err(|error| error.to_string())?;
+            let kind = entry.file_type().map_err(|error| error.to_string())?;
+            if kind.is_dir() {
+                stack.push(entry.path());
+            } else if kind.is_file() {
+                found.push(entry.path());
             }
         }
     }
@@ -170,10 +173,14 @@ fn shown(block: &[(String, String)]) -> Option<Shown> {
             .map(|(_, value)| value.clone())
     };
     let more = get("more").unwrap_or_default();
-    let start = more.find("[hint ")? + "[hint ".len();
-    let end = more[start..].find(']')? + start;
+    // The first `[hint ID]` with an id: a non-empty run without `]`.
+    let hint = more.match_indices("[hint ").find_map(|(at, open)| {
+        let rest = &more[at + open.len()..];
+        let id = &rest[..rest.find(']')?];
+        (!id.is_empty() && !id.contains('[')).then_some(id)
+    })?;
     Some(Shown {
-        hint: more[start..end].to_owned(),
+        hint: hint.to_owned(),
         step: get("step")?,
         expected: get("expected")?,
         got: get("got")?,
@@ -204,5 +211,13 @@ noise
         assert_eq!(found[0].hint, "contention-not-refused");
         assert_eq!(found[0].step, "two requests at once\nand then some");
         assert_eq!(found[0].got, "contention\non the second");
+    }
+
+    #[test]
+    fn an_empty_hint_id_is_no_hint() {
+        let text = "  step: s\n  expected: e\n  got: g\n  more: x [hint ] y [hint real-id]\n";
+        let found = failures(text);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].hint, "real-id");
     }
 }

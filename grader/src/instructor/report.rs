@@ -49,8 +49,8 @@ pub struct Graded {
     pub short: String,
     /// Facts worth a look that are not errors: ignored files, floods.
     pub notes: Vec<String>,
-    /// What its source names outside the allowlist (the review, `flags`): with any, it
-    /// is on hold unless accepted.
+    /// What its source names outside the allowlist (`engine::review`):
+    /// with any, it is on hold unless accepted.
     pub flags: Vec<Flag>,
     /// An instructor accepted it as it is (`--accept NAME`): its points
     /// count despite its flags.

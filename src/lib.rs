@@ -5,7 +5,7 @@
 //! Only the destination that accepts the effect can tell the old request from
 //! the new one, and only if it checks inside the transaction that writes.
 //!
-//! The learner writes two functions, [`install_generation`] and [`apply`], in
+//! The learner writes two functions, `install_generation` and `apply`, in
 //! `exercises/`, a crate of its own whose one dependency is the lab's API
 //! (`api/`, the crate `fencing_lab_api`: `Tx`, `Outcome`, `LabError`).
 //! Everything else is this crate, the harness: a real SQLite file, the
@@ -23,6 +23,13 @@
 //! and physical isolation are referenced in the text, never implemented.
 //!
 //! # Layout
+//!
+//! The crate root is only the face: re-exports, and the constant below.
+//! The learner's code is called through [`Session`]'s methods
+//! (`db.apply(…)`, `db.install_generation(…)`), which run it inside the
+//! connection's checkpoint layer and behind the panic guard
+//! (`exercise.rs`, which also holds the table a program hands over with
+//! [`wire`]).
 //!
 //! - [`claims`]: the claim catalogue (ids, one-line claims, points, hints),
 //!   the package `claims/`, shared with the grader.
@@ -62,6 +69,7 @@ pub mod db;
 pub mod durability;
 #[cfg(feature = "etcd")]
 pub mod etcd;
+mod exercise;
 pub mod explore;
 pub mod external;
 pub mod facts;
@@ -98,85 +106,7 @@ pub use store::{Session, Store};
 /// it on, and the code under test cannot set it.
 pub const UNGUARDED: &str = "FENCING_LAB_UNGUARDED";
 
-/// The learner's functions (or the reference's), as a table the harness
-/// calls through.
-pub use fencing_lab_api::implementation::Implementation;
-
-/// The implementation this process runs, handed over by [`wire`].
-static WIRED: std::sync::OnceLock<Implementation> = std::sync::OnceLock::new();
-
-/// Hands the harness the functions it calls: the program that runs the
-/// lab (the graded test binary, `cargo run`) passes
-/// `fencing_lab_exercises::IMPLEMENTATION` before its first call. The
-/// harness never links the learner's crate, so a save under `exercises/`
-/// rebuilds that crate and the program, never the harness. The first
-/// table handed over stays; later calls change nothing.
-pub fn wire(implementation: Implementation) {
-    let _ = WIRED.set(implementation);
-}
-
-/// The implementation [`wire`] handed over.
-///
-/// # Panics
-///
-/// When nothing was: a bug of the program that runs the lab, not of the
-/// code under test.
-pub fn implementation() -> &'static Implementation {
-    WIRED.get().expect(
-        "the harness was handed no implementation: the program must call \
-         fencing_lab::wire(fencing_lab_exercises::IMPLEMENTATION) first",
-    )
-}
-
-/// The authority installs `new_generation` on `resource` (the learner's
-/// `exercises/install_generation.rs`).
-pub fn install_generation(
-    db: &mut LabConnection,
-    resource: &str,
-    new_generation: i64,
-) -> Result<(), LabError> {
-    let call = claims::facts::Call::Install {
-        resource: resource.to_owned(),
-        generation: new_generation,
-    };
-    let hooks = db.hooks();
-    hooks.call(call, facts::install_answer, || {
-        hooks.around(|| {
-            panics::guard("install_generation", claims::INSTALL, || {
-                (implementation().install_generation)(&mut db.exercise(), resource, new_generation)
-            })
-        })
-    })
-}
-
-/// The worker asks the destination to apply `delta` to `resource` under
-/// `generation`, as request `request_id` (the learner's
-/// `exercises/apply.rs`).
-pub fn apply(
-    db: &mut LabConnection,
-    resource: &str,
-    generation: i64,
-    request_id: &str,
-    delta: i64,
-) -> Result<Outcome, LabError> {
-    let call = claims::facts::Call::Apply {
-        resource: resource.to_owned(),
-        generation,
-        request_id: request_id.to_owned(),
-        delta,
-    };
-    let hooks = db.hooks();
-    hooks.call(call, facts::answer, || {
-        hooks.around(|| {
-            panics::guard("apply", claims::APPLY, || {
-                (implementation().apply)(
-                    &mut db.exercise(),
-                    resource,
-                    generation,
-                    request_id,
-                    delta,
-                )
-            })
-        })
-    })
-}
+/// The learner's functions (or the reference's), as the harness calls
+/// them: the table a program hands over ([`wire`]) and reads back
+/// ([`implementation`]).
+pub use exercise::{Implementation, implementation, wire};

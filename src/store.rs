@@ -132,11 +132,11 @@ impl Session for crate::LabConnection {
         request_id: &str,
         delta: i64,
     ) -> Result<Outcome, LabError> {
-        crate::apply(self, resource, generation, request_id, delta)
+        crate::exercise::apply(self, resource, generation, request_id, delta)
     }
 
     fn install_generation(&mut self, resource: &str, new_generation: i64) -> Result<(), LabError> {
-        crate::install_generation(self, resource, new_generation)
+        crate::exercise::install_generation(self, resource, new_generation)
     }
 
     fn unfenced_write(

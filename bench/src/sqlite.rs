@@ -103,7 +103,7 @@ fn setup(lab: &Lab, config: Config, case: Case, thread: usize) -> Result<Op, Lab
         Case::Apply => {
             let mut db = lab_connection(lab, config)?;
             Box::new(move |i| {
-                match fencing_lab::apply(&mut db, RESOURCE, 1, &request_id(thread, i), 1)? {
+                match db.apply(RESOURCE, 1, &request_id(thread, i), 1)? {
                     Outcome::Applied { .. } => Ok(()),
                     other => Err(unexpected(other)),
                 }
@@ -114,9 +114,9 @@ fn setup(lab: &Lab, config: Config, case: Case, thread: usize) -> Result<Op, Lab
             let id = format!("replayed-{thread}");
             // The first apply of the request (retried with the whole setup
             // on contention); every measured one replays it.
-            fencing_lab::apply(&mut db, RESOURCE, 1, &id, 1)?;
+            db.apply(RESOURCE, 1, &id, 1)?;
             Box::new(
-                move |_| match fencing_lab::apply(&mut db, RESOURCE, 1, &id, 1)? {
+                move |_| match db.apply(RESOURCE, 1, &id, 1)? {
                     Outcome::Replayed { .. } => Ok(()),
                     other => Err(unexpected(other)),
                 },

@@ -9,7 +9,7 @@ use std::fmt;
 use crate::etcd::client::Coordinator;
 pub use fencing_lab_api::etcd::{Held, Job};
 
-use crate::{LabConnection, LabError, Outcome};
+use crate::{LabConnection, LabError, Outcome, Session};
 
 /// Where a test may stop a worker process, to freeze it there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -142,7 +142,7 @@ impl Worker {
     /// The authority's step, done by the lock's holder: the SQLite lab's
     /// `install_generation` on the destination.
     pub fn install_generation(&mut self, resource: &str, generation: i64) -> Result<(), LabError> {
-        let installed = crate::install_generation(&mut self.db, resource, generation);
+        let installed = self.db.install_generation(resource, generation);
         self.reach(Moment::Installed, String::new());
         installed
     }
@@ -168,7 +168,7 @@ impl Worker {
     ) -> Result<Outcome, LabError> {
         self.applies += 1;
         self.reach(Moment::Acting, String::new());
-        crate::apply(&mut self.db, resource, generation, request_id, delta)
+        self.db.apply(resource, generation, request_id, delta)
     }
 
     /// Gives the lease back: the lock passes on at once. The harness calls

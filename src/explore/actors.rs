@@ -12,7 +12,7 @@ use super::{CONTENTION_RETRIES, RESOURCE, Setup};
 use crate::checkpoint::{Checkpoint, Trace};
 use crate::claims::facts::Event;
 use crate::db::{self, STARTING_GENERATIONS};
-use crate::{Lab, LabConnection, LabError, describe, describe_error};
+use crate::{Lab, LabConnection, LabError, Session, describe, describe_error};
 
 /// What the top of a schedule and the checkpoint hooks share.
 struct Shared {
@@ -55,8 +55,10 @@ impl Shared {
     /// contention is unanswered.
     fn install(&self, indent: &str, again: bool) -> bool {
         let generation = self.next_generation.get();
-        let result =
-            crate::install_generation(&mut self.authority.borrow_mut(), RESOURCE, generation);
+        let result = self
+            .authority
+            .borrow_mut()
+            .install_generation(RESOURCE, generation);
         let answer = match &result {
             Ok(()) => "installed".to_owned(),
             Err(error) => describe_error(error),

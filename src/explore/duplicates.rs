@@ -29,7 +29,7 @@ use super::enumerate::{Chooser, DepthFirst};
 use super::invariants::{Invariant, Violation, check};
 use super::requests::{Call, Route, WORKERS, Worker};
 use super::{CONTENTION_RETRIES, Exploration, MAX_SCHEDULES, RESOURCE};
-use crate::{Checkpoint, Journal, Lab, LabConnection, LabError, Outcome, db, describe};
+use crate::{Checkpoint, Journal, Lab, LabConnection, LabError, Outcome, Session, db, describe};
 
 /// The one request, sent twice: worker 1's.
 const SENDER: &[Worker] = std::slice::from_ref(&WORKERS[0]);
@@ -160,7 +160,7 @@ impl Delivery {
 /// One delivery's `apply`.
 fn deliver(db: &mut LabConnection) -> Result<Outcome, LabError> {
     let sender = &SENDER[0];
-    crate::apply(db, RESOURCE, GENERATION, sender.request_id, sender.delta)
+    db.apply(RESOURCE, GENERATION, sender.request_id, sender.delta)
 }
 
 /// How delivery `d` shows in a step.

@@ -7,7 +7,7 @@ use std::fmt;
 
 use super::RESOURCE;
 use super::commits::Committed;
-use crate::{LabConnection, LabError, Outcome, counterexample};
+use crate::{LabConnection, LabError, Outcome, Session, counterexample};
 
 /// The two workers: a name, a request id and a delta each. The deltas differ
 /// by an order of magnitude so a value says who was applied.
@@ -37,7 +37,7 @@ pub(super) struct Worker {
 /// Which path the workers' requests take to the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
-    /// [`crate::apply`]: the destination checks the generation in the
+    /// [`Session::apply`]: the destination checks the generation in the
     /// transaction that writes.
     Apply,
     /// [`counterexample::unfenced_write`]: the worker checks, then writes a
@@ -54,7 +54,7 @@ impl Route {
         worker: &Worker,
     ) -> Result<Outcome, LabError> {
         match self {
-            Route::Apply => crate::apply(db, RESOURCE, generation, worker.request_id, worker.delta),
+            Route::Apply => db.apply(RESOURCE, generation, worker.request_id, worker.delta),
             Route::WorkerSideCheck => {
                 counterexample::unfenced_write(db, RESOURCE, generation, worker.delta)
                     .map(|result| Outcome::Applied { result })

@@ -574,7 +574,7 @@ pub fn try_apply(
         if let Some((trace, actor)) = worker.traced() {
             trace.name(actor, role);
         }
-        crate::apply(&mut worker, resource, generation, request_id, delta)
+        worker.apply(resource, generation, request_id, delta)
     });
     let answer = expect::answer(&apply);
     let apply = describe(&apply);

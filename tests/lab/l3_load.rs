@@ -12,7 +12,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::thread;
 
-use fencing_lab::{Journal, Lab, LabConnection, LabError, Outcome, describe_error};
+use fencing_lab::{Journal, Lab, LabConnection, LabError, Outcome, Session, describe_error};
 use rstest::rstest;
 
 use crate::support::*;
@@ -192,7 +192,7 @@ fn work(lab: &Lab, w: usize, requests: usize, start: &Barrier, pace: &Pace) -> W
                 attempts += 1;
                 seen.calls += 1;
                 let step = format!("worker {w}: apply({A}, generation {held}, {id:?}, {delta:+})");
-                match fencing_lab::apply(&mut db, A, held, &id, delta) {
+                match db.apply(A, held, &id, delta) {
                     Ok(Outcome::Applied { result }) => {
                         seen.applied.push((id.clone(), delta, result, held));
                         pace.progress.fetch_add(1, Ordering::SeqCst);
@@ -272,7 +272,7 @@ fn authorize_until_done(lab: &Lab, start: &Barrier, pace: &Pace) -> Authority {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            match fencing_lab::install_generation(&mut db, A, generation) {
+            match db.install_generation(A, generation) {
                 Ok(()) => {
                     seen.installed.push(generation);
                     pace.installed.store(generation, Ordering::SeqCst);

@@ -28,7 +28,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Output, Stdio};
 
-use fencing_lab::{Journal, Lab, checkpoint, describe, describe_error};
+use fencing_lab::{Journal, Lab, Session, checkpoint, describe, describe_error};
 
 use crate::support::*;
 
@@ -259,7 +259,7 @@ fn expect_apply(
     let mut worker = lab
         .connect()
         .map_err(|e| harness("connect", describe_error(&e)))?;
-    let got = fencing_lab::apply(&mut worker, A, 1, request_id, delta);
+    let got = worker.apply(A, 1, request_id, delta);
     expect(step, expected, describe(&got))
 }
 
@@ -404,7 +404,7 @@ fn child(kill: Kill, db: &Path) -> ! {
             },
         ));
     }
-    let result = fencing_lab::apply(&mut worker, A, 1, "r1", 5);
+    let result = worker.apply(A, 1, "r1", 5);
     say(format_args!("apply returned {}", describe(&result)));
     if kill == Kill::AfterApply {
         say("aborting after apply");

@@ -28,7 +28,7 @@ type Lab = fencing_lab::Lab;
 /// L2.7's lab on SQLite: one file in WAL mode, where the model has always
 /// run, restarted for every case.
 fn model_lab() -> Lab {
-    support::quiet_learner_panics();
+    support::wire();
     Lab::new(fencing_lab::Journal::Wal).expect("the harness creates a lab")
 }
 

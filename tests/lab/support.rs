@@ -20,7 +20,7 @@ pub use fencing_lab::scenes::{A, B};
 /// A fresh lab in the rollback-journal mode, in its own temp directory.
 #[fixture]
 pub fn lab() -> Lab {
-    quiet_learner_panics();
+    wire();
     Lab::new(Journal::Rollback).expect("the harness creates a lab")
 }
 

@@ -37,7 +37,7 @@ const DEFAULT_ROOTS: &[&str] = &[
 /// ones when none is given) and prints a line for each. Exits 1 on a
 /// circle, 2 when a file cannot be read.
 pub fn run(roots: &[String]) -> ExitCode {
-    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let checkout = crate::checkout();
     let roots: Vec<String> = if roots.is_empty() {
         DEFAULT_ROOTS.iter().map(|&root| root.to_owned()).collect()
     } else {
@@ -153,7 +153,10 @@ fn modules(root: &Path, lib: &Path) -> Result<BTreeMap<String, Vec<PathBuf>>, St
             continue;
         };
         if path.is_dir() && name != "bin" {
-            let mut files = rust_files(&path)?;
+            let mut files: Vec<PathBuf> = crate::files_under(&path)?
+                .into_iter()
+                .filter(|file| file.extension().is_some_and(|ext| ext == "rs"))
+                .collect();
             let sibling = root.join(format!("{name}.rs"));
             if sibling.exists() {
                 files.push(sibling);
@@ -167,24 +170,6 @@ fn modules(root: &Path, lib: &Path) -> Result<BTreeMap<String, Vec<PathBuf>>, St
         }
     }
     Ok(modules)
-}
-
-/// Every `.rs` file under `folder`.
-fn rust_files(folder: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    let mut stack = vec![folder.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        for entry in fs::read_dir(&folder).map_err(|error| error.to_string())? {
-            let path = entry.map_err(|error| error.to_string())?.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "rs") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
 }
 
 /// A file, parsed. Its `#[cfg(test)]` items, at any depth, are skipped

@@ -10,7 +10,7 @@
 //! failures were checked, by source, and every false premise.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use lab_claims::facts::Facts;
@@ -32,9 +32,9 @@ pub fn run(dirs: &[String]) -> ExitCode {
         eprintln!("usage: cargo xtask premises DIR...");
         return ExitCode::from(2);
     }
+    let checkout = crate::checkout();
     let (mut checked, mut false_premises) = (0usize, Vec::new());
     for dir in dirs {
-        let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let shown = match gather(&checkout.join(dir)) {
             Ok(shown) => shown,
             Err(error) => {
@@ -75,7 +75,7 @@ pub fn run(dirs: &[String]) -> ExitCode {
 /// The failures with a hint that the runs under `dir` printed.
 fn gather(dir: &Path) -> Result<Vec<Shown>, String> {
     let mut texts = Vec::new();
-    for path in files(dir)? {
+    for path in crate::files_under(dir)? {
         let name = path
             .file_name()
             .and_then(|name| name.to_str())
@@ -93,27 +93,6 @@ fn gather(dir: &Path) -> Result<Vec<Shown>, String> {
         }
     }
     Ok(texts.iter().flat_map(|text| failures(text)).collect())
-}
-
-/// Every file under `dir`, sorted; a link is not followed.
-fn files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        let entries =
-            fs::read_dir(&folder).map_err(|error| format!("{}: {error}", folder.display()))?;
-        for entry in entries {
-            let entry = entry.map_err(|error| error.to_string())?;
-            let kind = entry.file_type().map_err(|error| error.to_string())?;
-            if kind.is_dir() {
-                stack.push(entry.path());
-            } else if kind.is_file() {
-                found.push(entry.path());
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
 }
 
 /// The fields a failure block prints, each `  name: value` (the value of

@@ -387,6 +387,12 @@ impl Facts {
     /// [`Facts::happened`] tells one: what the grader draws.
     pub fn run_line(&self) -> Option<String> {
         self.happened()?;
+        self.call_line()
+    }
+
+    /// The last call's run as one line ([`wire`]), whoever acted in it: the
+    /// reference's run of a step, drawn beside a failure's.
+    pub fn call_line(&self) -> Option<String> {
         let (_, run) = self.last_call()?;
         let actors: Vec<usize> = run.iter().map(Event::actor).collect();
         let names: Vec<(usize, String)> = self

@@ -57,6 +57,19 @@ pub fn shown_id(request_id: &str) -> String {
     format!("{start:?}… ({} bytes)", request_id.len())
 }
 
+/// The variable that asks for every step's run, passed or failed: the
+/// test support writes each to the file it names (`.ci/reference-runs`
+/// keeps the reference's, which a failure's report draws beside the
+/// learner's). Unset, only a failed step carries its run.
+pub const REFERENCE_RUNS: &str = "FENCING_LAB_REFERENCE_RUNS";
+
+/// Whether every step carries the lab's events, not only a failed one
+/// ([`REFERENCE_RUNS`] is set).
+pub fn keeps_every_run() -> bool {
+    static KEEPS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KEEPS.get_or_init(|| std::env::var_os(REFERENCE_RUNS).is_some())
+}
+
 /// One checked step of a scene: what was done, what the claim expects, what
 /// came of it.
 #[derive(Debug)]
@@ -82,7 +95,8 @@ pub struct Step {
     /// actors met while the call was paused).
     pub got_fact: Option<Observed>,
     /// What the lab's connections did up to a failed step, and what the
-    /// test calls them (taken only when the step failed).
+    /// test calls them (taken only when the step failed, or when
+    /// [`keeps_every_run`]).
     pub events: (Vec<Event>, Vec<(usize, String)>),
     /// Whether `events` are one whole schedule of an exploration, to be
     /// told whole.
@@ -288,7 +302,7 @@ impl<'o, S: Store> Stage<'o, S> {
     /// what the lab's connections did up to it.
     pub fn report(&self, step: Step) -> Result<(), Halt> {
         self.flush();
-        let step = match (step.failed, self.lab.trace()) {
+        let step = match (step.failed || keeps_every_run(), self.lab.trace()) {
             (true, Some(trace)) => Step {
                 events: trace.run(),
                 ..step

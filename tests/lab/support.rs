@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::fmt::Display;
 use std::rc::Rc;
+use std::sync::Mutex;
 
 use fencing_lab::claims::facts::{Facts, Observed};
 use fencing_lab::claims::{self, Claim, Track, hints};
@@ -29,6 +30,10 @@ pub fn lab() -> Lab {
 pub struct Check {
     claim: &'static Claim,
     track: Track,
+    /// The names of the steps checked so far: a step is known by how many
+    /// came before it in the test, the key of the reference's run of it
+    /// (`tests/lab/reference_runs.rs`).
+    steps: Mutex<Vec<String>>,
     /// Reports the test's verdict to the grader when the test ends.
     _verdict: crate::verdict::Guard,
 }
@@ -50,6 +55,7 @@ pub fn claim_on(track: Track, id: &str) -> Check {
     Check {
         claim,
         track,
+        steps: Mutex::new(Vec::new()),
         _verdict: crate::verdict::guard(),
     }
 }
@@ -96,6 +102,7 @@ impl Check {
     pub fn fail(&self, step: impl Display, expected: impl Display, got: impl Display) -> ! {
         let (step, expected, got) = (step.to_string(), expected.to_string(), got.to_string());
         let facts = Facts::read(&step, &expected, &got);
+        self.seen(&step);
         self.fail_on(&facts, step, expected, got)
     }
 
@@ -134,7 +141,7 @@ impl Check {
             );
         }
         if let Some(run) = facts.run_line() {
-            crate::verdict::facts(run);
+            crate::verdict::facts(self.ordinal(), &step, run);
         }
         // A whole schedule of an exploration is told in the step already;
         // its facts are drawn on the report.
@@ -153,6 +160,23 @@ impl Check {
             more = self.claim.hint_command(self.track),
             hint_id = hint.id,
         )
+    }
+
+    /// Counts a step of this name as checked.
+    fn seen(&self, step: &str) {
+        self.steps
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(step.to_owned());
+    }
+
+    /// How many steps were checked before the last one (0 for the first).
+    fn ordinal(&self) -> usize {
+        self.steps
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .len()
+            .saturating_sub(1)
     }
 
     /// Fails the test because the claim could not be checked here (a tool it
@@ -244,7 +268,7 @@ impl Check {
     /// and the call took a route the checkpoints do not see, say so.
     #[track_caller]
     fn judge(&self, db: &impl Session, step: Step) {
-        let events = match (step.failed, db.traced()) {
+        let events = match (step.failed || scenes::keeps_every_run(), db.traced()) {
             (true, Some((trace, _))) => trace.run(),
             _ => step.events.clone(),
         };
@@ -258,7 +282,9 @@ impl Check {
     /// Fails the test at `step` if it failed, on its facts.
     #[track_caller]
     fn check(&self, step: Step) {
+        self.seen(&step.name);
         if !step.failed {
+            crate::reference_runs::keep(&step, self.ordinal());
             return;
         }
         match step.unobserved {

@@ -14,7 +14,9 @@
 //! lines from several threads never mix; `KEY facts TEST LINE`, before a
 //! failure, carries what happened in the failing step (its calls,
 //! checkpoints, commits and answers, `lab_claims::facts::wire`), which the
-//! grader draws; `KEY start TEST` says a test began,
+//! grader draws, and `KEY step TEST N STEP` which step that was (`N` steps
+//! came before it; `STEP` is its name), by which the grader finds the
+//! reference's run of it; `KEY start TEST` says a test began,
 //! so the grader can name a test that hangs and cut it off alone.
 //!
 //! Code in the same process can still read the key from the process's
@@ -57,15 +59,17 @@ thread_local! {
     static OWNED: Cell<bool> = const { Cell::new(false) };
     /// The last panic's message on this thread: a failed test's reason.
     static LAST_PANIC: RefCell<String> = const { RefCell::new(String::new()) };
-    /// What happened in the step that failed this thread's test, as
+    /// The step that failed this thread's test (how many steps came before
+    /// it, its name) and what happened in it, as
     /// `lab_claims::facts::wire` writes it: sent before the failure.
-    static FACTS: RefCell<Option<String>> = const { RefCell::new(None) };
+    static FACTS: RefCell<Option<(usize, String, String)>> = const { RefCell::new(None) };
 }
 
-/// What happened in the step that is about to fail this thread's test:
-/// the grader draws it.
-pub fn facts(line: String) {
-    FACTS.with(|facts| *facts.borrow_mut() = Some(line));
+/// What happened in the step that is about to fail this thread's test, its
+/// `ordinal`th step, named `step`: the grader draws it, beside the
+/// reference's run of the same step.
+pub fn facts(ordinal: usize, step: &str, line: String) {
+    FACTS.with(|facts| *facts.borrow_mut() = Some((ordinal, step.to_owned(), line)));
 }
 
 /// Reads the key and opens the channel, once per process; does nothing when
@@ -144,11 +148,16 @@ impl Drop for Guard {
         let Some(Some(channel)) = CHANNEL.get() else {
             return;
         };
-        if let (true, Some(drawn)) = (thread::panicking(), drawn) {
+        if let (true, Some((ordinal, step, drawn))) = (thread::panicking(), drawn) {
             let line = format!("{} facts {test} {drawn}", channel.key);
             // Too long to go whole: not drawn.
             if line.len() <= MAX_LINE {
                 send(channel, line);
+                let step = step.replace(['\n', '\r'], " ");
+                let line = format!("{} step {test} {ordinal} {step}", channel.key);
+                if line.len() <= MAX_LINE {
+                    send(channel, line);
+                }
             }
         }
         let mut line = if thread::panicking() {

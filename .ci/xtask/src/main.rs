@@ -4,21 +4,27 @@
 //!   (`circles.rs`).
 //! - `premises DIR...`: every hint a graded run showed holds its premise
 //!   on its step (`premises.rs`).
+//! - `reference-runs [--write] FILE...`: the reference's runs a report
+//!   draws beside a failure's, gathered from the suite's and checked
+//!   (`reference_runs.rs`).
 
 mod circles;
 mod premises;
+mod reference_runs;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask circles [SRC...] | premises DIR...";
+const USAGE: &str =
+    "usage: cargo xtask circles [SRC...] | premises DIR... | reference-runs [--write] FILE...";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("circles") => circles::run(&args[1..]),
         Some("premises") => premises::run(&args[1..]),
+        Some("reference-runs") => reference_runs::run(&args[1..]),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS

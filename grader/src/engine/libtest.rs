@@ -178,6 +178,9 @@ pub struct Failure {
     /// What happened in the failing step, where the test sent it
     /// (`lab_claims::facts::wire`); empty otherwise.
     pub facts: String,
+    /// The reference's run of the same step, in the same words
+    /// ([`crate::engine::reference_runs`]); empty where there is none.
+    pub reference: String,
 }
 
 impl Failure {
@@ -194,6 +197,7 @@ impl Failure {
                 message: section.trim().to_owned(),
                 output: String::new(),
                 facts: String::new(),
+                reference: String::new(),
             };
         };
         let message: Vec<&str> = lines[header + 1..]
@@ -205,6 +209,7 @@ impl Failure {
             message: message.join("\n").trim().to_owned(),
             output: lines[..header].join("\n").trim().to_owned(),
             facts: String::new(),
+            reference: String::new(),
         }
     }
 }
@@ -232,6 +237,7 @@ impl Failure {
             message: message.to_owned(),
             output,
             facts: String::new(),
+            reference: String::new(),
         }
     }
 }

@@ -10,6 +10,8 @@
 //! - `process`: a child process with a time limit and bounded output.
 //! - `verdicts`: the channel the tests' verdicts come through; `libtest`,
 //!   libtest's human output, for what a failed test printed.
+//! - `reference_runs`: the reference's run of each step, drawn beside a
+//!   failure's.
 //! - `score`: verdicts to claims and points; `lesson_or_claim`, one part
 //!   of the lab (`--lesson`, `--claim`) a run may be limited to.
 //! - `review`: the review of a submission's source against
@@ -22,6 +24,7 @@ pub mod checkout;
 pub mod lesson_or_claim;
 pub mod libtest;
 pub mod process;
+pub mod reference_runs;
 pub mod review;
 pub mod sandbox;
 pub mod score;

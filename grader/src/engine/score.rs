@@ -242,6 +242,7 @@ impl Score {
             failure.message = WITHHELD.to_owned();
             failure.output.clear();
             failure.facts.clear();
+            failure.reference.clear();
         }
     }
 }
@@ -307,8 +308,18 @@ impl TrackScore {
                     // what libtest printed for it, the learner's prints.
                     let section = run.section(name).unwrap_or_default();
                     let message = verdicts.message(name).unwrap_or_default();
+                    let facts = verdicts.facts(name).unwrap_or_default().to_owned();
+                    let reference = verdicts
+                        .step(name)
+                        .filter(|_| !facts.is_empty())
+                        .and_then(|(ordinal, _)| {
+                            crate::engine::reference_runs::find(name, ordinal, &facts)
+                        })
+                        .unwrap_or_default()
+                        .to_owned();
                     let failure = Failure {
-                        facts: verdicts.facts(name).unwrap_or_default().to_owned(),
+                        facts,
+                        reference,
                         ..Failure::sent(&section, message)
                     };
                     (name.clone(), failure)
@@ -418,6 +429,7 @@ mod tests {
                 message: "SECRET in a message".to_owned(),
                 output: "SECRET printed".to_owned(),
                 facts: String::new(),
+                reference: String::new(),
             },
         ));
         score.withhold_output();

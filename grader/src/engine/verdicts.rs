@@ -144,6 +144,9 @@ pub struct Verdicts {
     /// What happened in a failed test's failing step, as the test sent it
     /// (`lab_claims::facts::wire`).
     facts: BTreeMap<String, String>,
+    /// Which step failed a test: how many steps came before it, and its
+    /// name.
+    steps: BTreeMap<String, (usize, String)>,
 }
 
 impl Verdicts {
@@ -160,6 +163,14 @@ impl Verdicts {
     /// What happened in `test`'s failing step, if it sent that.
     pub fn facts(&self, test: &str) -> Option<&str> {
         self.facts.get(test).map(String::as_str)
+    }
+
+    /// Which step failed `test` (how many steps came before it, its name),
+    /// if the test said so with its facts.
+    pub fn step(&self, test: &str) -> Option<(usize, &str)> {
+        self.steps
+            .get(test)
+            .map(|(occurrence, step)| (*occurrence, step.as_str()))
     }
 
     /// Every test that sent a verdict.
@@ -192,6 +203,9 @@ impl Verdicts {
         }
         for (test, line) in later.facts {
             self.facts.entry(test).or_insert(line);
+        }
+        for (test, step) in later.steps {
+            self.steps.entry(test).or_insert(step);
         }
         self.forged += later.forged;
         self.repeated.extend(later.repeated);
@@ -226,6 +240,18 @@ impl LineSink for Verdicts {
             let (test, line) = rest.split_once(' ').unwrap_or((rest, ""));
             if !test.is_empty() && self.facts.len() < crate::engine::libtest::MAX_TESTS {
                 self.facts.insert(test.to_owned(), line.to_owned());
+            }
+            return;
+        }
+        if let Some(rest) = rest.strip_prefix(" step ") {
+            let mut parts = rest.splitn(3, ' ');
+            let (test, occurrence, step) = (parts.next(), parts.next(), parts.next());
+            let occurrence = occurrence.and_then(|n| n.parse::<usize>().ok());
+            if let (Some(test), Some(occurrence), Some(step)) = (test, occurrence, step) {
+                if !test.is_empty() && self.steps.len() < crate::engine::libtest::MAX_TESTS {
+                    self.steps
+                        .insert(test.to_owned(), (occurrence, step.to_owned()));
+                }
             }
             return;
         }
@@ -316,5 +342,22 @@ mod tests {
         verdicts.line("k3y pass a::b", false);
         assert_eq!(verdicts.verdict("a::b"), Some(Verdict::Failed));
         assert!(verdicts.repeated.contains("a::b"));
+    }
+
+    #[test]
+    fn a_failure_names_its_step_for_the_reference_run() {
+        let mut verdicts = sink();
+        verdicts.line("k3y facts a::b N,1,worker A;C,1,install,fund-A,2", false);
+        verdicts.line(
+            "k3y step a::b 1 apply(fund-A, generation 1, \"r1\", +5)",
+            false,
+        );
+        verdicts.line("k3y step a::c x apply", false);
+        assert_eq!(
+            verdicts.step("a::b"),
+            Some((1, "apply(fund-A, generation 1, \"r1\", +5)"))
+        );
+        assert_eq!(verdicts.step("a::c"), None);
+        assert_eq!(verdicts.forged, 0);
     }
 }

@@ -495,6 +495,9 @@ fn claim_json(track: Track, score: &ClaimScore, error: Option<&str>) -> Value {
         if !failure.facts.is_empty() {
             test.insert("facts".into(), json!(failure.facts));
         }
+        if !failure.reference.is_empty() {
+            test.insert("reference_facts".into(), json!(failure.reference));
+        }
     }
     test.insert("task_id".into(), json!(task));
     Value::Object(test)

@@ -12,6 +12,10 @@
 //! tell the same run as the failure's `happened:` line, so a screen reader
 //! and a text-only page get the same facts.
 //!
+//! Beside a failure's run, [`beside`] draws the reference's run of the
+//! same step (`engine::reference_runs`) and marks, in both, the first event
+//! where they differ, and says it in words.
+//!
 //! `cargo book` draws the book's pictures of the reference's runs with
 //! this same module (`grader/src/bin/book/main.rs` includes it), so it
 //! depends on nothing else of the grader.
@@ -43,6 +47,8 @@ svg.run { font: 12px system-ui, sans-serif; background: #fff; }\
 .rollback text { fill: #8e2222; font-weight: 600; }\
 rect.held { fill: #fff3c4; fill-opacity: .55; stroke: #d9b84a; }\
 text.held { fill: #7a5d00; font-style: italic; }\
+rect.differs { fill: none; stroke: #c0392b; stroke-width: 2; }\
+text.differs { fill: #a52a1b; font-weight: 700; }\
 </style>";
 
 /// Where the lanes are: the connections in the order they first act, then
@@ -63,10 +69,7 @@ impl Layout {
     }
 
     fn name(&self, actor: usize) -> String {
-        self.names
-            .iter()
-            .find(|(a, _)| *a == actor)
-            .map_or_else(|| format!("connection {actor}"), |(_, name)| name.clone())
+        name(&self.names, actor)
     }
 }
 
@@ -77,17 +80,100 @@ pub fn svg(line: &str, title: &str) -> Option<String> {
     if events.is_empty() {
         return None;
     }
+    Some(draw(names, &events, title, "run", None))
+}
+
+/// A failure's run (`yours`) and the reference's run of the same step
+/// (`reference`), side by side, each titled, the first event where they
+/// differ marked in both and told in words under them; `None` if either
+/// line does not decode or holds no call.
+pub fn beside(yours: &str, reference: &str, title: &str) -> Option<String> {
+    let (your_names, your_events) = wire::decode(yours)?;
+    let (their_names, their_events) = wire::decode(reference)?;
+    if your_events.is_empty() || their_events.is_empty() {
+        return None;
+    }
+    // Two rows are the same if they show the same words on the same lane:
+    // the numbers of the connections are each lab's own.
+    let rows = |names: &[(usize, String)], events: &[Event]| -> Vec<String> {
+        events
+            .iter()
+            .map(|event| format!("{}: {}", name(names, event.actor()), label(event)))
+            .collect()
+    };
+    let (your_rows, their_rows) = (
+        rows(&your_names, &your_events),
+        rows(&their_names, &their_events),
+    );
+    let differs = your_rows
+        .iter()
+        .zip(&their_rows)
+        .position(|(a, b)| a != b)
+        .or_else(|| {
+            (your_events.len() != their_events.len())
+                .then(|| your_events.len().min(their_events.len()))
+        });
+    let told = |names: &[(usize, String)], events: &[Event], at: usize| {
+        events.get(at).map_or_else(
+            || "nothing more happened".to_owned(),
+            |event| format!("{}: {}", name(names, event.actor()), label(event)),
+        )
+    };
+    let said = match differs {
+        Some(at) => format!(
+            "The runs part at event {}: yours, {}; the reference, {}.",
+            at + 1,
+            told(&your_names, &your_events, at),
+            told(&their_names, &their_events, at)
+        ),
+        None => "The two runs are the same, event for event.".to_owned(),
+    };
+    let mine = draw(
+        your_names,
+        &your_events,
+        &format!("{title}: your run"),
+        "yours",
+        differs.map(|at| (at, said.as_str())),
+    );
+    let theirs = draw(
+        their_names,
+        &their_events,
+        &format!("{title}: the reference's run of the same step"),
+        "reference",
+        differs.map(|at| (at, said.as_str())),
+    );
+    Some(format!(
+        "<div class=\"runs\">\n<figure class=\"run yours\">{mine}<figcaption>your run</figcaption></figure>\n\
+         <figure class=\"run reference\">{theirs}<figcaption>the reference's run of the same step</figcaption></figure>\n\
+         </div>\n<p class=\"differs\">{}</p>\n",
+        escape(&said)
+    ))
+}
+
+/// The SVG of `events`, its title and description ids starting `id`, the
+/// event `mark.0` outlined as the first that differs from the other run
+/// (`mark.1` saying how, in the description).
+fn draw(
+    names: Vec<(usize, String)>,
+    events: &[Event],
+    title: &str,
+    id: &str,
+    mark: Option<(usize, &str)>,
+) -> String {
     let mut actors: Vec<usize> = Vec::new();
-    for event in &events {
+    for event in events {
         if !actors.contains(&event.actor()) {
             actors.push(event.actor());
         }
     }
     let layout = Layout { actors, names };
     let width = layout.destination() + LANE / 2;
-    let height = HEAD + (events.len() + 1) * ROW;
+    // A mark past the last event (one run is longer) sits on the row after
+    // it.
+    let rows = events.len().max(mark.map_or(0, |(at, _)| at + 1));
+    let height = HEAD + (rows + 1) * ROW;
     let said = Facts {
-        events: events.clone(),
+        events: events.to_vec(),
         names: layout.names.clone(),
         // The line is the run to draw, whole.
         whole: true,
@@ -95,25 +181,89 @@ pub fn svg(line: &str, title: &str) -> Option<String> {
     }
     .happened()
     .unwrap_or_default();
+    let said = match mark {
+        Some((_, differs)) => format!("{said} {differs}"),
+        None => said,
+    };
     let mut svg = String::new();
     let _ = writeln!(
         svg,
         "<svg class=\"run\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" \
          viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" \
-         aria-labelledby=\"run-title run-desc\">\n<title id=\"run-title\">{}</title>\n\
-         <desc id=\"run-desc\">{}</desc>",
+         aria-labelledby=\"{id}-title {id}-desc\">\n<title id=\"{id}-title\">{}</title>\n\
+         <desc id=\"{id}-desc\">{}</desc>",
         escape(title),
         escape(&said)
     );
     svg.push_str(STYLE);
     svg.push('\n');
     lanes(&mut svg, &layout, height);
-    held(&mut svg, &layout, &events);
+    held(&mut svg, &layout, events);
+    if let Some((at, _)) = mark {
+        let y = HEAD + (at + 1) * ROW;
+        let _ = writeln!(
+            svg,
+            "<g class=\"differs\"><rect class=\"differs\" x=\"2\" y=\"{}\" width=\"{}\" height=\"{ROW}\" rx=\"4\"/>\
+             <text class=\"differs\" x=\"{}\" y=\"{}\" text-anchor=\"end\">first difference</text></g>",
+            y - ROW / 2 - 4,
+            width - 4,
+            width - 8,
+            y + ROW / 2 - 8
+        );
+    }
     for (i, event) in events.iter().enumerate() {
         step(&mut svg, &layout, HEAD + (i + 1) * ROW, event);
     }
     svg.push_str("</svg>\n");
-    Some(svg)
+    svg
+}
+
+/// What the test calls `actor`.
+fn name(names: &[(usize, String)], actor: usize) -> String {
+    names
+        .iter()
+        .find(|(a, _)| *a == actor)
+        .map_or_else(|| format!("connection {actor}"), |(_, name)| name.clone())
+}
+
+/// An event in the words its row shows.
+fn label(event: &Event) -> String {
+    match event {
+        Event::Called { call, .. } => format!("calls {call}"),
+        Event::Answered { answer, .. } => format!("answered {}", answer.short()),
+        Event::Reached { at, .. } => reached(*at).unwrap_or("went past a checkpoint").to_owned(),
+        Event::Ended {
+            committed,
+            wrote,
+            installed,
+            ..
+        } => ended(*committed, *wrote, *installed),
+        Event::Resumed { .. } => "goes on".to_owned(),
+    }
+}
+
+/// What a connection did at checkpoint `at`, where a row shows it.
+fn reached(at: Checkpoint) -> Option<&'static str> {
+    Some(match at {
+        Checkpoint::GenerationRead => "reads the generation",
+        Checkpoint::RecordRead => "looks the record up",
+        Checkpoint::ValueRead => "reads the value",
+        Checkpoint::BeforeEffect => "writes the value",
+        Checkpoint::BeforeRecord => "writes the record",
+        Checkpoint::BeforeInstall => "writes the generation",
+        Checkpoint::TransactionEnded => "its transaction ended",
+        Checkpoint::CallStarted | Checkpoint::WorkerChecked => return None,
+    })
+}
+
+/// How a transaction ended, as its row says it.
+fn ended(committed: bool, wrote: bool, installed: Option<i64>) -> String {
+    match (committed, wrote, installed) {
+        (false, _, _) => "ROLLBACK".to_owned(),
+        (true, false, _) => "COMMIT (wrote nothing)".to_owned(),
+        (true, true, Some(generation)) => format!("COMMIT: generation {generation} installed"),
+        (true, true, None) => "COMMIT".to_owned(),
+    }
 }
 
 /// The lanes and their heads.
@@ -172,17 +322,9 @@ fn step(svg: &mut String, layout: &Layout, y: usize, event: &Event) {
             arrow(svg, destination, from, y, &answer.short(), "answer");
         }
         Event::Reached { at, .. } => {
-            let what = match at {
-                Checkpoint::GenerationRead => "reads the generation",
-                Checkpoint::RecordRead => "looks the record up",
-                Checkpoint::ValueRead => "reads the value",
-                Checkpoint::BeforeEffect => "writes the value",
-                Checkpoint::BeforeRecord => "writes the record",
-                Checkpoint::BeforeInstall => "writes the generation",
-                Checkpoint::TransactionEnded => "its transaction ended",
-                Checkpoint::CallStarted | Checkpoint::WorkerChecked => return,
-            };
-            note(svg, from, destination, y, what, "step");
+            if let Some(what) = reached(*at) {
+                note(svg, from, destination, y, what, "step");
+            }
         }
         Event::Ended {
             committed,
@@ -190,16 +332,15 @@ fn step(svg: &mut String, layout: &Layout, y: usize, event: &Event) {
             installed,
             ..
         } => {
-            let what = match (committed, wrote, installed) {
-                (false, _, _) => "ROLLBACK".to_owned(),
-                (true, false, _) => "COMMIT (wrote nothing)".to_owned(),
-                (true, true, Some(generation)) => {
-                    format!("COMMIT: generation {generation} installed")
-                }
-                (true, true, None) => "COMMIT".to_owned(),
-            };
             let class = if *committed { "commit" } else { "rollback" };
-            note(svg, from, destination, y, &what, class);
+            note(
+                svg,
+                from,
+                destination,
+                y,
+                &ended(*committed, *wrote, *installed),
+                class,
+            );
         }
         Event::Resumed { .. } => note(svg, from, destination, y, "goes on", "step"),
     }
@@ -309,5 +450,28 @@ mod tests {
             assert!(svg.contains(part), "{part} in {svg}");
         }
         assert_eq!(super::svg("not a run", "x"), None);
+    }
+
+    #[test]
+    fn beside_the_reference_the_first_difference_is_marked_and_told() {
+        // The same call on connections numbered differently: the same rows
+        // until the learner's transaction ends early.
+        let yours = "N,7,worker A;C,7,apply,fund-A,1,r1,5;R,7,generation-read;E,7,commit,nothing;A,7,applied,5";
+        let theirs = "N,1,worker A;C,1,apply,fund-A,1,r1,5;R,1,generation-read;R,1,before-effect;E,1,commit,wrote;A,1,applied,5";
+        let html = beside(yours, theirs, "L3.2 on SQLite: the failing call").unwrap();
+        assert_eq!(html.matches("<svg").count(), 2);
+        assert_eq!(html.matches(">first difference</text>").count(), 2);
+        for part in [
+            "id=\"yours-title\"",
+            "id=\"reference-title\"",
+            "the reference&#39;s run of the same step",
+            "The runs part at event 3: yours, worker A: COMMIT (wrote nothing); the reference, worker A: writes the value.",
+        ] {
+            assert!(html.contains(part), "{part} in {html}");
+        }
+        let same = beside(yours, yours, "x").unwrap();
+        assert!(!same.contains("first difference"));
+        assert!(same.contains("The two runs are the same, event for event."));
+        assert_eq!(beside("not a run", theirs, "x"), None);
     }
 }

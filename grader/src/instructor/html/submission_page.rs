@@ -236,16 +236,21 @@ fn failure(page: &mut String, results: &Value, track: Track, claim: &Claim, stat
     failure_body(page, message);
     // What happened in the failing step, drawn from the facts the test
     // sent, where another connection acted during the call.
-    let drawn = test
-        .and_then(|test| test["facts"].as_str())
-        .and_then(|facts| {
-            diagram::svg(
-                facts,
-                &format!("{} on {}: the failing call's run", claim.id, track.name()),
-            )
-        });
+    // Beside it, the reference's run of the same step, where there is one.
+    let title = format!("{} on {}: the failing call", claim.id, track.name());
+    let facts = test.and_then(|test| test["facts"].as_str());
+    let reference = test.and_then(|test| test["reference_facts"].as_str());
+    let drawn = match (facts, reference) {
+        (Some(facts), Some(reference)) => diagram::beside(facts, reference, &title),
+        _ => None,
+    };
+    let drawn = drawn.or_else(|| {
+        facts
+            .and_then(|facts| diagram::svg(facts, &format!("{title}'s run")))
+            .map(|svg| format!("<figure class=\"run\">{svg}</figure>"))
+    });
     if let Some(drawn) = drawn {
-        let _ = writeln!(page, "<figure class=\"run\">{drawn}</figure>");
+        let _ = writeln!(page, "{drawn}");
     }
     if let Some(output) = test.and_then(|test| test["output"].as_str()) {
         let _ = writeln!(

@@ -1,5 +1,5 @@
 //! How long a connection waits for the disk at each commit: SQLite's
-//! `PRAGMA synchronous`, for the benchmark in `bench/`, which measures the
+//! `PRAGMA synchronous`, for the benchmark in `staff/bench/`, which measures the
 //! guard at the settings a production service would choose.
 //!
 //! Every lab connection starts at `OFF` (see [`Lab::new`](crate::Lab::new)):

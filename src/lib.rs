@@ -32,7 +32,7 @@
 //! [`wire`]).
 //!
 //! - [`claims`]: the claim catalogue (ids, one-line claims, points, hints),
-//!   the package `claims/`, shared with the grader.
+//!   the package `staff/claims/`, shared with the grader.
 //! - [`db`]: the lab file, its schema and connections ([`LabConnection`]);
 //!   the transaction the learner's code holds ([`Tx`]) is the API's.
 //! - [`checkpoint`]: where a test pauses the destination or injects a fault.

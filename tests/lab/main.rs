@@ -1,5 +1,5 @@
 //! The graded suite: one test binary, one module per lesson, in the lesson's
-//! order. A test `lX_Y_…` proves claim LX.Y of `claims/src/lib.rs`; its failure
+//! order. A test `lX_Y_…` proves claim LX.Y of `staff/claims/src/lib.rs`; its failure
 //! names the claim, the step, what was expected and the file to open.
 //!
 //! Run against your exercises with `cargo test`, against the reference with

@@ -38,7 +38,7 @@ pub struct Check {
     _verdict: crate::verdict::Guard,
 }
 
-/// The checks of claim `id` (`"L4.2"`, as in `claims/src/lib.rs`) on SQLite.
+/// The checks of claim `id` (`"L4.2"`, as in `staff/claims/src/lib.rs`) on SQLite.
 pub fn claim(id: &str) -> Check {
     claim_on(Track::Sqlite, id)
 }
@@ -46,10 +46,11 @@ pub fn claim(id: &str) -> Check {
 /// The checks of claim `id` on `track`.
 pub fn claim_on(track: Track, id: &str) -> Check {
     quiet_learner_panics();
-    let claim = claims::claim(id).unwrap_or_else(|| panic!("no claim {id} in claims/src/lib.rs"));
+    let claim =
+        claims::claim(id).unwrap_or_else(|| panic!("no claim {id} in staff/claims/src/lib.rs"));
     assert!(
         claim.on(track),
-        "claim {id} is not checked on {} (claims/src/lib.rs)",
+        "claim {id} is not checked on {} (staff/claims/src/lib.rs)",
         track.name()
     );
     Check {

@@ -21,7 +21,7 @@
 //!
 //! Code in the same process can still read the key from the process's
 //! memory; what keeps a submission from doing so is the grader's review of
-//! its source (`grader/allowlist.txt`), not this channel.
+//! its source (`staff/grader/allowlist.txt`), not this channel.
 //!
 //! The verdict of a test is its [`Guard`]'s: the guard lives in the test's
 //! `Check` (`let c = claim("L1.1")`, bound before any code under test runs), so

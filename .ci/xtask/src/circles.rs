@@ -8,7 +8,7 @@
 //! business and are not counted, nor are a file's unit tests
 //! (`#[cfg(test)]` items).
 //!
-//! A folder module (`grader/src/engine/`, whose `mod.rs` names its modules)
+//! A folder module (`staff/grader/src/engine/`, whose `mod.rs` names its modules)
 //! is checked the same way, one level down: its modules are its files and
 //! folders, and a path `crate::engine::x` names its module `x`.
 //!
@@ -27,10 +27,10 @@ use syn::visit::Visit;
 const DEFAULT_ROOTS: &[&str] = &[
     "src",
     "api/src",
-    "grader/src",
-    "grader/src/engine",
-    "grader/src/learner",
-    "grader/src/instructor",
+    "staff/grader/src",
+    "staff/grader/src/engine",
+    "staff/grader/src/learner",
+    "staff/grader/src/instructor",
 ];
 
 /// Checks each of `roots` (folders under the lab's checkout; the default

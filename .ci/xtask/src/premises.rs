@@ -3,7 +3,7 @@
 //! `results.json` files under a grader's output folder, or cargo-mutants'
 //! logs, `*.log`, under its output folder) is read back as its step,
 //! expected, got and hint id, and the hint's premise
-//! (`claims/src/hints/premise.rs`) must hold for that step: the facts
+//! (`staff/claims/src/hints/premise.rs`) must hold for that step: the facts
 //! `Facts::read` reads from the three lines. A premise covers every level
 //! of its hint (a level that names a cause or a fix takes it for granted
 //! too), so each failure is three (failure, level) pairs. Prints how many

@@ -1,7 +1,7 @@
 //! `reference-runs [--write] FILE...`: gathers the runs the graded suite
 //! wrote against the reference (`FENCING_LAB_REFERENCE_RUNS=FILE cargo test
 //! --features solutions…`, a line per passed step) into
-//! `grader/reference-runs.tsv`, which a failure's report draws beside the
+//! `staff/grader/reference-runs.tsv`, which a failure's report draws beside the
 //! learner's run; without `--write`, checks that the file is what the runs
 //! give.
 //!
@@ -17,7 +17,7 @@ use std::fs;
 use std::process::ExitCode;
 
 /// Where the gathered runs live, from the checkout.
-const GATHERED: &str = "grader/reference-runs.tsv";
+const GATHERED: &str = "staff/grader/reference-runs.tsv";
 
 pub fn run(args: &[String]) -> ExitCode {
     let (write, files): (bool, Vec<&String>) = match args.first().map(String::as_str) {

@@ -1,0 +1,82 @@
+//! MUTANT (PostgreSQL track): generations compared as text.
+//! Changed from the reference: apply compares the presented and the installed generation as
+//! decimal strings. Below 10 the order is the same; from 10 on "10" sorts before "9", so a
+//! stale 9 against 10 is taken for one never issued (L2.2).
+//! The graded suite must fail it (see staff/class-postgres/gradebook.csv).
+
+use crate::pg::PgDestination;
+use crate::{LabError, Outcome, Record};
+
+/// Applies `delta` to `resource` for the worker holding `generation`, once
+/// per `request_id`.
+pub fn apply(
+    db: &mut PgDestination,
+    resource: &str,
+    generation: i64,
+    request_id: &str,
+    delta: i64,
+) -> Result<Outcome, LabError> {
+    // L6:
+    // Malformed requests are refused before the server is asked anything.
+    if request_id.is_empty() {
+        return Err(LabError::EmptyRequestId);
+    }
+    if generation < 1 {
+        return Err(LabError::GenerationBelowOne(generation));
+    }
+
+    // L3:
+    let mut tx = db.begin()?;
+    // Lock the resource's row first: from here to the commit no install can
+    // change its generation. Other resources stay free.
+    tx.lock_row(resource)?;
+
+    // L1, L2:
+    // 1-2. The presented generation must be the installed one.
+    let installed = tx.installed_generation(resource)?;
+    let (presented, current) = (generation.to_string(), installed.to_string());
+    if presented < current {
+        return Err(LabError::Stale {
+            presented: generation,
+            installed,
+        });
+    }
+    if presented > current {
+        return Err(LabError::NeverIssued {
+            presented: generation,
+            installed,
+        });
+    }
+
+    // L4:
+    // 3. Only a current holder learns whether its request was seen before.
+    if let Some(record) = tx.find_record(resource, request_id)? {
+        if record.delta != delta {
+            return Err(LabError::Conflict {
+                request_id: request_id.to_owned(),
+                recorded_delta: record.delta,
+                presented_delta: delta,
+            });
+        }
+        return Ok(Outcome::Replayed {
+            result: record.result,
+        });
+    }
+
+    // L3, L4, L5, L6:
+    // 4. The effect and its record commit together or not at all.
+    let value = tx.value(resource)?;
+    let result = value
+        .checked_add(delta)
+        .ok_or(LabError::Overflow { value, delta })?;
+    tx.set_value(resource, result)?;
+    tx.insert_record(&Record {
+        resource: resource.to_owned(),
+        request_id: request_id.to_owned(),
+        delta,
+        result,
+        generation,
+    })?;
+    tx.commit()?;
+    Ok(Outcome::Applied { result })
+}

@@ -1,0 +1,30 @@
+//! MUTANT (PostgreSQL track): installing without the row lock.
+//! Changed from the reference: `tx.lock_row(resource)` is gone from install_generation, so an apply can slip between its read and its write.
+//! The graded suite must fail it (see staff/class-postgres/gradebook.csv).
+
+use crate::LabError;
+use crate::pg::PgDestination;
+
+/// Installs `new_generation` as the generation of `resource`, only if it is
+/// strictly higher than the installed one.
+pub fn install_generation(
+    db: &mut PgDestination,
+    resource: &str,
+    new_generation: i64,
+) -> Result<(), LabError> {
+    if new_generation < 1 {
+        return Err(LabError::GenerationBelowOne(new_generation));
+    }
+    // Lock the row before reading, like `apply`: the comparison and the
+    // write must see the same installed generation.
+    let mut tx = db.begin()?;
+    let installed = tx.installed_generation(resource)?;
+    if new_generation <= installed {
+        return Err(LabError::NotHigher {
+            requested: new_generation,
+            installed,
+        });
+    }
+    tx.set_generation(resource, new_generation)?;
+    tx.commit()
+}

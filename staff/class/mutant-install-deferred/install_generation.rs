@@ -1,0 +1,31 @@
+//! MUTANT: a DEFERRED transaction in install_generation.
+//! Changed from the reference: BEGIN DEFERRED instead of BEGIN IMMEDIATE.
+//! The graded suite must fail it (see staff/class/gradebook.csv).
+
+use crate::TransactionBehavior;
+
+use crate::{Destination, LabError};
+
+/// Installs `new_generation` as the generation of `resource`, only if it is
+/// strictly higher than the installed one.
+pub fn install_generation(
+    db: &mut Destination,
+    resource: &str,
+    new_generation: i64,
+) -> Result<(), LabError> {
+    if new_generation < 1 {
+        return Err(LabError::GenerationBelowOne(new_generation));
+    }
+    // Take the write lock before reading, like `apply`: the comparison and
+    // the write must see the same installed generation.
+    let tx = db.begin(TransactionBehavior::Deferred)?;
+    let installed = tx.installed_generation(resource)?;
+    if new_generation <= installed {
+        return Err(LabError::NotHigher {
+            requested: new_generation,
+            installed,
+        });
+    }
+    tx.set_generation(resource, new_generation)?;
+    tx.commit()
+}

@@ -31,6 +31,8 @@ const DEFAULT_ROOTS: &[&str] = &[
     "staff/grader/src/engine",
     "staff/grader/src/learner",
     "staff/grader/src/instructor",
+    ".ci/xtask/src",
+    ".ci/xtask/src/book",
 ];
 
 /// Checks each of `roots` (folders under the lab's checkout; the default

@@ -1,5 +1,7 @@
 //! `cargo xtask`: the maintainers' checks that are programs.
 //!
+//! - `book --list FILE... [--check]`: the book's and the README's
+//!   generated parts, written or checked (`book/`); `cargo book` for short.
 //! - `circles [SRC...]`: no import circles between the modules of a crate
 //!   (`circles.rs`).
 //! - `premises DIR...`: every hint a graded run showed holds its premise
@@ -8,6 +10,7 @@
 //!   draws beside a failure's, gathered from the suite's and checked
 //!   (`reference_runs.rs`).
 
+mod book;
 mod circles;
 mod premises;
 mod reference_runs;
@@ -16,12 +19,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str =
-    "usage: cargo xtask circles [SRC...] | premises DIR... | reference-runs [--write] FILE...";
+const USAGE: &str = "usage: cargo xtask book --list FILE... [--check] | circles [SRC...] | premises DIR...\n       \
+     | reference-runs [--write] FILE...";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
+        Some("book") => book::run(&args[1..]),
         Some("circles") => circles::run(&args[1..]),
         Some("premises") => premises::run(&args[1..]),
         Some("reference-runs") => reference_runs::run(&args[1..]),

@@ -16,13 +16,14 @@
 //! same step (`engine::reference_runs`) and marks, in both, the first event
 //! where they differ, and says it in words.
 //!
-//! `cargo book` draws the book's pictures of the reference's runs with
-//! this same module (`staff/grader/src/bin/book/main.rs` includes it), so it
-//! depends on nothing else of the grader.
+//! `cargo book` (`.ci/xtask/src/book/`) draws the book's pictures of the
+//! reference's runs with this same module.
 
 use std::fmt::Write as _;
 
 use lab_claims::facts::{Checkpoint, Event, Facts, wire};
+
+use crate::instructor::html::text::escape;
 
 /// Width of a connection's lane.
 const LANE: usize = 230;
@@ -344,22 +345,6 @@ fn step(svg: &mut String, layout: &Layout, y: usize, event: &Event) {
         }
         Event::Resumed { .. } => note(svg, from, destination, y, "goes on", "step"),
     }
-}
-
-/// `text` for an SVG's text and attributes.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// An arrow from lane `from` to lane `to` at height `y`, labelled.

@@ -37,7 +37,7 @@
 
 mod claim_page;
 mod class_page;
-mod diagram;
+pub mod diagram;
 mod failing;
 mod grid;
 mod message;

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use lab_claims::{CLAIMS, Claim, LESSONS, Track};
 
-use crate::lab::{Lab, claim_column};
+use crate::book::lab::{Lab, claim_column};
 
 /// The text with every generated part written anew.
 pub fn fill(text: &str, lab: &Lab) -> Result<String, String> {
@@ -39,7 +39,7 @@ pub fn fill(text: &str, lab: &Lab) -> Result<String, String> {
             .and_then(|rest| rest.strip_suffix(" -->"))
         {
             out.push_str(line);
-            out.push_str(&crate::samples::sample(what, &mut lines, lab)?);
+            out.push_str(&crate::book::samples::sample(what, &mut lines, lab)?);
         } else {
             out.push_str(&numbers(line, lab)?);
         }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use lab_claims::{CLAIMS, Claim, Track};
 
-use crate::lab::{Lab, claim_column};
+use crate::book::lab::{Lab, claim_column};
 
 /// The fenced block after `<!-- sample: CLASS SUBMISSION -->`, a screen
 /// of the grader's shown in the book, with its numbers read off the
@@ -87,7 +87,12 @@ fn bars(points: &dyn Fn(&str) -> u32) -> String {
             .iter()
             .filter(|claim| claim.points == 0 || points(claim.id) == claim.points)
             .count();
-        crate::bar::lesson_line(&mut out, &lesson, (earned, total), (passing, claims.len()));
+        grader::learner::bar::lesson_line(
+            &mut out,
+            &lesson,
+            (earned, total),
+            (passing, claims.len()),
+        );
     }
     out
 }

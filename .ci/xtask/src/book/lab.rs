@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use lab_claims::{CLAIMS, Claim, LESSONS, Track};
 
-use crate::find_files;
+use crate::book::find_files;
 
 /// A submission of a class, and the claims it lost that the reference
 /// passed.

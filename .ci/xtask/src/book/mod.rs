@@ -1,4 +1,4 @@
-//! `cargo book`: writes the parts of the book (`book/src/`) and the README
+//! `cargo book` (`cargo xtask book`): writes the parts of the book (`book/src/`) and the README
 //! that are read off the lab itself, so that they cannot drift from it, and
 //! draws the key scenes of the lessons (`book/src/runs/`) from a run of the
 //! reference: `cargo run --features solutions -- --runs` plays each scene on
@@ -31,17 +31,12 @@
 //! `blocks`, a page's generated blocks and numbers; `samples`, the sample
 //! screens; `diagram` (the report's), the scenes' pictures.
 
-// The watch screen's lesson line, which the sample screens draw too.
-#[path = "../../learner/bar.rs"]
-mod bar;
 mod blocks;
 mod lab;
 mod samples;
-// A run drawn as a sequence diagram, the class report's module. The book
-// draws the reference's runs alone, never one beside another.
-#[path = "../../instructor/html/diagram.rs"]
-#[allow(dead_code)]
-mod diagram;
+
+// A run drawn as a sequence diagram: the class report's module.
+use grader::instructor::html::diagram;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -60,8 +55,9 @@ const CHART: (&str, &str) = (
     "book/src/throughput.svg",
 );
 
-fn main() -> ExitCode {
-    match run() {
+/// `cargo book ARGS` (`cargo xtask book ARGS`).
+pub fn run(args: &[String]) -> ExitCode {
+    match generate(args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(error) => {
@@ -71,10 +67,10 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> Result<bool, String> {
+fn generate(args: &[String]) -> Result<bool, String> {
     let mut lists = Vec::new();
     let mut check = false;
-    let mut args = std::env::args().skip(1);
+    let mut args = args.iter().cloned();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--check" => check = true,
@@ -94,12 +90,7 @@ fn run() -> Result<bool, String> {
             other => return Err(format!("unknown argument {other:?}; see --help")),
         }
     }
-    // The grader is `staff/grader`: the checkout is two folders up.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .and_then(Path::parent)
-        .ok_or("the grader has no checkout two folders up")?
-        .to_path_buf();
+    let root = crate::checkout();
     let lab = Lab::read(&root, &lists)?;
 
     let mut files: Vec<PathBuf> = vec![root.join("README.md")];

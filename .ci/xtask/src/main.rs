@@ -9,18 +9,22 @@
 //! - `reference-runs [--write] FILE...`: the reference's runs a report
 //!   draws beside a failure's, gathered from the suite's and checked
 //!   (`reference_runs.rs`).
+//! - `regenerate [--regrade]`: every file the lab derives from its claims,
+//!   tests and scenes, written again: the one command after a claim
+//!   changes (`regenerate.rs`).
 
 mod book;
 mod circles;
 mod premises;
 mod reference_runs;
+mod regenerate;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: cargo xtask book --list FILE... [--check] | circles [SRC...] | premises DIR...\n       \
-     | reference-runs [--write] FILE...";
+     | reference-runs [--write] FILE... | regenerate [--regrade]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,6 +33,7 @@ fn main() -> ExitCode {
         Some("circles") => circles::run(&args[1..]),
         Some("premises") => premises::run(&args[1..]),
         Some("reference-runs") => reference_runs::run(&args[1..]),
+        Some("regenerate") => regenerate::run(&args[1..]),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS

@@ -71,7 +71,7 @@ pub fn run(args: &[String]) -> ExitCode {
             eprintln!("  {} {shown}", if new.contains(line) { "+" } else { "-" });
         }
         eprintln!(
-            "{GATHERED} is not what the reference's runs give: run `bash .ci/regenerate` (its reference runs)"
+            "{GATHERED} is not what the reference's runs give: run `cargo xtask regenerate` (its reference runs)"
         );
         return ExitCode::FAILURE;
     }

@@ -1,7 +1,7 @@
 //! `--fill GRADEBOOK`: a committed gradebook given the columns of claims
 //! added since it was written, each graded alone over the whole class,
 //! instead of grading every claim again. The one command that derives a new
-//! claim's files (`.ci/regenerate`) runs it for each committed class.
+//! claim's files (`cargo xtask regenerate`) runs it for each committed class.
 //!
 //! Only missing columns are graded: the cells already there are kept as
 //! they are, so a change to what an existing test checks needs the class

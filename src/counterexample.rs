@@ -9,6 +9,7 @@
 use std::rc::Rc;
 
 use crate::checkpoint::{Checkpoint, Hooks};
+use crate::claims::facts::{Answer, Call};
 use fencing_lab_api::LabError;
 
 /// A parameter of a counterexample's statement.
@@ -82,10 +83,16 @@ pub(crate) fn direct_sql_write(
     resource: &str,
     value: i64,
 ) -> Result<(), LabError> {
-    session.execute(
-        "UPDATE resources SET value = $1 WHERE name = $2",
-        &[Param::Int(value), Param::Text(resource)],
-    )
+    let call = Call::DirectWrite {
+        resource: resource.to_owned(),
+        value,
+    };
+    as_operator(session, call, |session| {
+        session.execute(
+            "UPDATE resources SET value = $1 WHERE name = $2",
+            &[Param::Int(value), Param::Text(resource)],
+        )
+    })
 }
 
 /// A bad recovery: state restored from an old backup puts an old generation
@@ -96,9 +103,37 @@ pub(crate) fn restore_generation(
     resource: &str,
     generation: i64,
 ) -> Result<(), LabError> {
-    session.execute(
-        "UPDATE resources SET generation = $1 WHERE name = $2",
-        &[Param::Int(generation), Param::Text(resource)],
+    let call = Call::Restore {
+        resource: resource.to_owned(),
+        generation,
+    };
+    as_operator(session, call, |session| {
+        session.execute(
+            "UPDATE resources SET generation = $1 WHERE name = $2",
+            &[Param::Int(generation), Param::Text(resource)],
+        )
+    })
+}
+
+/// Runs an operator's statement on `session` as `call` in the lab's
+/// events, the connection named "operator": the pictures of L5.3 and L5.4
+/// show who wrote past the contract, and when.
+fn as_operator(
+    session: &mut impl Direct,
+    call: Call,
+    run: impl FnOnce(&mut dyn Direct) -> Result<(), LabError>,
+) -> Result<(), LabError> {
+    let hooks = session.hooks();
+    if let Some((trace, actor)) = hooks.tracer() {
+        trace.name(actor, "operator");
+    }
+    hooks.call(
+        call,
+        |result| match result {
+            Ok(()) => Answer::Written,
+            Err(_) => Answer::DatabaseError,
+        },
+        || run(session),
     )
 }
 

@@ -5,9 +5,9 @@
 //! the reference and draws each (`book/src/runs/`), so the book's pictures
 //! come from a real run's facts, never from its words.
 //!
-//! Only what goes through the learner's two functions is in a lab's
-//! events: a counterexample's direct write, and the etcd chapter's leases,
-//! are not drawn here.
+//! A lab's events hold what goes through the learner's two functions and
+//! an operator's statements past them (L5.3's direct write, L5.4's
+//! restore); the etcd chapter's leases are not in them, so not drawn here.
 
 use fencing_lab::claims::facts::wire;
 use fencing_lab::scenes::{Observer, Step, l1, l3, l4, l5};
@@ -22,7 +22,7 @@ type Scene = (
 );
 
 /// The scenes drawn, in the lessons' order.
-const SCENES: [Scene; 4] = [
+const SCENES: [Scene; 6] = [
     (
         "L1.1",
         "worker A read generation 1, then paused while the authority installed 2: its apply with 1 is refused as stale",
@@ -42,6 +42,16 @@ const SCENES: [Scene; 4] = [
         "L5.1",
         "a fault between the value and the record rolls both back, and the retry applies once",
         |o, lab| l5::fault_rolls_back(o, lab),
+    ),
+    (
+        "L5.3",
+        "generation 2 is installed and worker A's apply with 1 is refused; an operator's direct SQL then sets the value to 100, and nothing checks it",
+        |o, lab| l5::direct_sql_bypasses_the_contract(o, lab),
+    ),
+    (
+        "L5.4",
+        "an operator restores generation 1 from an old backup: worker A's apply with 1, refused before, now applies, and generation 2 is never issued",
+        |o, lab| l5::restoring_an_old_generation(o, lab),
     ),
 ];
 

@@ -37,6 +37,8 @@ pub enum Answer {
     Replayed(i64),
     /// An install that went in.
     Installed,
+    /// An operator's statement that went in.
+    Written,
     /// A probe found the write lock free.
     Acquired,
     /// Refused as stale: (presented, installed), where the words name them.
@@ -525,13 +527,32 @@ pub enum Call {
         /// The generation to install.
         generation: i64,
     },
+    /// An operator's `UPDATE` of the value straight in the table, past the
+    /// contract (L5.3's counterexample; harness code, never the learner's).
+    DirectWrite {
+        /// The resource.
+        resource: String,
+        /// The value written.
+        value: i64,
+    },
+    /// An operator's restore of an old generation from a backup (L5.4's
+    /// counterexample; harness code, never the learner's).
+    Restore {
+        /// The resource.
+        resource: String,
+        /// The generation restored.
+        generation: i64,
+    },
 }
 
 impl Call {
     /// The resource the call is about.
     pub fn resource(&self) -> &str {
         match self {
-            Call::Apply { resource, .. } | Call::Install { resource, .. } => resource,
+            Call::Apply { resource, .. }
+            | Call::Install { resource, .. }
+            | Call::DirectWrite { resource, .. }
+            | Call::Restore { resource, .. } => resource,
         }
     }
 }
@@ -552,6 +573,13 @@ impl std::fmt::Display for Call {
                 resource,
                 generation,
             } => write!(f, "install_generation({resource}, {generation})"),
+            Call::DirectWrite { resource, value } => {
+                write!(f, "direct SQL: {resource}'s value = {value}")
+            }
+            Call::Restore {
+                resource,
+                generation,
+            } => write!(f, "old backup: {resource}'s generation = {generation}"),
         }
     }
 }
@@ -740,12 +768,19 @@ impl Trace {
         let Some(call) = log.calls.get(&actor).cloned() else {
             return;
         };
-        let installing = log.installing.remove(&actor);
-        let wrote = log.writing.remove(&actor);
+        // An operator's statement runs past the checkpoints: it writes, and
+        // a restore sets the generation.
+        let operator = matches!(call, Call::DirectWrite { .. } | Call::Restore { .. });
+        let installing = log.installing.remove(&actor) || matches!(call, Call::Restore { .. });
+        let wrote = log.writing.remove(&actor) || operator;
         if let (
             true,
             true,
             Call::Install {
+                resource,
+                generation,
+            }
+            | Call::Restore {
                 resource,
                 generation,
             },
@@ -1113,6 +1148,14 @@ pub mod wire {
                             resource: fields.get(3)?.clone(),
                             generation: number(4)?,
                         },
+                        "direct" => Call::DirectWrite {
+                            resource: fields.get(3)?.clone(),
+                            value: number(4)?,
+                        },
+                        "restore" => Call::Restore {
+                            resource: fields.get(3)?.clone(),
+                            generation: number(4)?,
+                        },
                         _ => return None,
                     },
                 }),
@@ -1165,6 +1208,18 @@ pub mod wire {
                         generation,
                     },
             } => format!("C,{actor},install,{},{generation}", field(resource)),
+            Event::Called {
+                actor,
+                call: Call::DirectWrite { resource, value },
+            } => format!("C,{actor},direct,{},{value}", field(resource)),
+            Event::Called {
+                actor,
+                call:
+                    Call::Restore {
+                        resource,
+                        generation,
+                    },
+            } => format!("C,{actor},restore,{},{generation}", field(resource)),
             Event::Reached { actor, at } => {
                 let name = CHECKPOINTS
                     .iter()
@@ -1217,8 +1272,9 @@ pub mod wire {
     }
 
     /// The answers that carry no numbers, by name.
-    const ANSWERS: [(Answer, &str); 18] = [
+    const ANSWERS: [(Answer, &str); 19] = [
         (Answer::Installed, "installed"),
+        (Answer::Written, "written"),
         (Answer::Acquired, "acquired"),
         (Answer::Stale(None), "stale"),
         (Answer::NeverIssued(None), "never-issued"),

@@ -740,6 +740,20 @@ fn events_cross_the_verdict_channel_whole() {
                 generation: 3,
             },
         },
+        Event::Called {
+            actor: 3,
+            call: Call::DirectWrite {
+                resource: "fund-A".to_owned(),
+                value: 100,
+            },
+        },
+        Event::Called {
+            actor: 3,
+            call: Call::Restore {
+                resource: "fund-A".to_owned(),
+                generation: 1,
+            },
+        },
         Event::Resumed { actor: 2 },
         Event::Ended {
             actor: 1,
@@ -766,6 +780,7 @@ fn events_cross_the_verdict_channel_whole() {
         Answer::Stale(Some((1, 2))),
         Answer::NeverIssued(None),
         Answer::Contention,
+        Answer::Written,
         Answer::Panicked,
         Answer::Other,
     ] {

@@ -25,6 +25,7 @@
 use std::fs;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
 
 /// Each track's transcripts: its features and the tests that write them.
 const TRANSCRIPTS: [(&str, &str); 4] = [
@@ -72,7 +73,8 @@ pub fn run(args: &[String]) -> ExitCode {
 }
 
 fn regenerate(root: &Path, regrade: bool) -> Result<(), String> {
-    step("1. the transcripts' snapshots");
+    let mut step = Steps(None);
+    step.next("1. the transcripts' snapshots");
     for (features, filter) in TRANSCRIPTS {
         // insta writes a changed snapshot in place, even where CI is set.
         let mut test = cargo(root, &["test", "--quiet", "--features", features]);
@@ -83,7 +85,7 @@ fn regenerate(root: &Path, regrade: bool) -> Result<(), String> {
         println!("written: {filter} (--features {features})");
     }
 
-    step("2. the reference's runs, which a failure's report draws beside the learner's");
+    step.next("2. the reference's runs, which a failure's report draws beside the learner's");
     let runs = root.join("target/regenerate/runs");
     let _ = fs::remove_dir_all(&runs);
     fs::create_dir_all(&runs).map_err(|error| format!("{}: {error}", runs.display()))?;
@@ -103,7 +105,7 @@ fn regenerate(root: &Path, regrade: bool) -> Result<(), String> {
         return Err("the reference's runs were not gathered".to_owned());
     }
 
-    step("3. the classes' gradebooks");
+    step.next("3. the classes' gradebooks");
     for (class, flag) in CLASSES {
         let name = class.trim_start_matches("staff/");
         let out = root.join("target/regenerate").join(name);
@@ -124,7 +126,7 @@ fn regenerate(root: &Path, regrade: bool) -> Result<(), String> {
         println!("written: {gradebook}");
     }
 
-    step("4. the GitHub Classroom workflow");
+    step.next("4. the GitHub Classroom workflow");
     let workflow = "staff/autograders/classroom.yml";
     let output = cargo(root, &["grade", "--classroom"])
         .stderr(Stdio::inherit())
@@ -137,7 +139,7 @@ fn regenerate(root: &Path, regrade: bool) -> Result<(), String> {
         .map_err(|error| format!("{workflow}: {error}"))?;
     println!("written: {workflow}");
 
-    step("5. the book's and the README's generated parts");
+    step.next("5. the book's and the README's generated parts");
     let mut book = Command::new("bash");
     book.current_dir(root).args([".ci/book", "--write"]);
     let status = book
@@ -146,11 +148,25 @@ fn regenerate(root: &Path, regrade: bool) -> Result<(), String> {
     if !status.success() {
         return Err(".ci/book --write failed".to_owned());
     }
+    step.end();
     Ok(())
 }
 
-fn step(what: &str) {
-    println!("\n== {what}");
+/// The steps' heads, each with the time the one before took.
+struct Steps(Option<Instant>);
+
+impl Steps {
+    fn next(&mut self, what: &str) {
+        self.end();
+        println!("\n== {what}");
+        self.0 = Some(Instant::now());
+    }
+
+    fn end(&self) {
+        if let Some(started) = self.0 {
+            println!("   (took {} s)", started.elapsed().as_secs());
+        }
+    }
 }
 
 /// `cargo ARGS`, run in the checkout.

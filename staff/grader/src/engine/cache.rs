@@ -33,9 +33,12 @@ const STAMP: &str = ".grade-cache-key";
 /// The file that says which tracks a cache was built for.
 const FEATURES: &str = ".grade-cache-features";
 
-/// Where the caches go: `target/grade-cache/` of the lab's checkout.
+/// Where the caches go: `target/grade-cache/` of the lab's checkout, as
+/// its real path where it is a link (a copy of the lab that shares a
+/// checkout's caches): a sandbox shows real paths only.
 pub fn root(repository: &Path) -> PathBuf {
-    repository.join("target").join("grade-cache")
+    let root = repository.join("target").join("grade-cache");
+    std::fs::canonicalize(&root).unwrap_or(root)
 }
 
 /// The cache's key for building the lab in `repository` with `features`.

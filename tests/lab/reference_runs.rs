@@ -1,12 +1,12 @@
-//! Every passed step's run (its last call, whoever acted in it), written
-//! down when
+//! Every passed step's run (the scene's events up to its last call's
+//! answer), written down when
 //! [`fencing_lab::scenes::REFERENCE_RUNS`] names a file: run against the
 //! reference, these are the runs a failure's report draws beside the
 //! learner's (`cargo xtask reference-runs` gathers them into the grader).
 //! Unset, as under `cargo test` and the grader, nothing happens.
 //!
 //! A line is `TEST<TAB>N<TAB>STEP<TAB>RUN`: the test, how many steps came
-//! before this one in it, the step's name, and its run as
+//! before this one in it, the step's name, and its run so far as
 //! `lab_claims::facts::wire` writes it. The name is for the reader: a
 //! scene words a step by what happened (`…, paused … and the install got
 //! in`), so the reference's step and the learner's share their number, not
@@ -25,7 +25,7 @@ pub fn keep(step: &Step, ordinal: usize) {
     if !keeps_every_run() || step.events.0.is_empty() {
         return;
     }
-    let Some(run) = step.facts().call_line() else {
+    let Some(run) = step.facts().so_far_line() else {
         return;
     };
     let Some(test) = thread::current().name().map(str::to_owned) else {

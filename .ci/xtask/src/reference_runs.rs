@@ -5,16 +5,21 @@
 //! learner's run; without `--write`, checks that the file is what the runs
 //! give.
 //!
-//! Kept: the tests in which more than one connection acts, where a
-//! learner's failing step can show another connection's events; a test of
-//! one connection has nothing to draw. Lines are sorted and each kept once,
-//! so runs of the same test from several test binaries (every feature set
-//! runs the SQLite tests) and several runs agree. A test whose runs differ
-//! between two runs gives two lines for a step, and the check names it.
+//! A step's run is the scene's events up to that step: each is the start
+//! of the test's last one. The file keeps, per test, that last run once
+//! (`TEST<TAB>run<TAB><TAB>RUN`) and each step's length in it
+//! (`TEST<TAB>N<TAB>STEP<TAB>EVENTS`), of the tests in which more than one
+//! connection acts: a test of one connection has nothing to draw. Runs of
+//! the same test from several test binaries (every feature set runs the
+//! SQLite tests) and several runs must agree: a step that ran two ways, or
+//! a run that is not the start of its test's last one, is named.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::fs;
 use std::process::ExitCode;
+
+use lab_claims::facts::{Event, wire};
 
 /// Where the gathered runs live, from the checkout.
 const GATHERED: &str = "staff/grader/reference-runs.tsv";
@@ -46,7 +51,10 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     };
     let path = crate::checkout().join(GATHERED);
-    let steps = kept.lines().count();
+    let steps = kept
+        .lines()
+        .filter(|line| !line.contains("\trun\t\t"))
+        .count();
     let tests: BTreeSet<&str> = kept
         .lines()
         .filter_map(|line| line.split('\t').next())
@@ -82,31 +90,49 @@ pub fn run(args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The lines of the tests in which more than one connection acts, sorted,
-/// each once; an error names a step with two different runs.
+/// A step's name, its run's events, and its run's line.
+type Step<'a> = (&'a str, Vec<Event>, &'a str);
+
+/// The file's lines for the steps' lines: per test its last run and each
+/// step's length in it, sorted, for the tests in which more than one
+/// connection acts; an error names a step that ran two ways, or a run that
+/// is not the start of its test's last one.
 fn gather(lines: &BTreeSet<String>) -> Result<String, String> {
-    let mut actors: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    let mut steps: BTreeMap<(&str, &str), &str> = BTreeMap::new();
+    let mut tests: BTreeMap<&str, BTreeMap<usize, Step<'_>>> = BTreeMap::new();
     for line in lines.iter().filter(|line| !line.is_empty()) {
         let fields: Vec<&str> = line.splitn(4, '\t').collect();
-        let [test, number, _, run] = fields[..] else {
+        let [test, number, step, run] = fields[..] else {
             return Err(format!("not a line of a run: {line}"));
         };
-        if let Some(other) = steps.insert((test, number), line) {
+        let number: usize = number
+            .parse()
+            .map_err(|_| format!("not a step's number: {line}"))?;
+        let (_, events) = wire::decode(run).ok_or_else(|| format!("not a run: {line}"))?;
+        let steps = tests.entry(test).or_default();
+        if let Some((_, _, other)) = steps.insert(number, (step, events, run)) {
             return Err(format!(
-                "step {number} of {test} ran two ways: the suite is not deterministic there\n  {other}\n  {line}"
+                "step {number} of {test} ran two ways: the suite is not deterministic there\n  {other}\n  {run}"
             ));
         }
-        // Every record's second field is its connection.
-        let acting = actors.entry(test).or_default();
-        acting.extend(run.split(';').filter_map(|record| record.split(',').nth(1)));
     }
     let mut kept = String::new();
-    for line in lines {
-        let test = line.split('\t').next().unwrap_or_default();
-        if actors.get(test).is_some_and(|acting| acting.len() > 1) {
-            kept.push_str(line);
-            kept.push('\n');
+    for (test, steps) in &tests {
+        let Some((_, (_, last, run))) = steps.iter().max_by_key(|(_, (_, events, _))| events.len())
+        else {
+            continue;
+        };
+        let actors: BTreeSet<usize> = last.iter().map(Event::actor).collect();
+        if actors.len() < 2 {
+            continue;
+        }
+        let _ = writeln!(kept, "{test}\trun\t\t{run}");
+        for (number, (step, events, _)) in steps {
+            if last.get(..events.len()) != Some(&events[..]) {
+                return Err(format!(
+                    "step {number} of {test}: its run is not the start of the test's last one"
+                ));
+            }
+            let _ = writeln!(kept, "{test}\t{number}\t{step}\t{}", events.len());
         }
     }
     Ok(kept)
@@ -120,16 +146,22 @@ mod tests {
         lines.iter().map(|line| (*line).to_owned()).collect()
     }
 
+    const INSTALL: &str = "N,2,authority;C,2,install,fund-A,2;A,2,installed";
+
     #[test]
-    fn tests_of_one_connection_are_left_out_and_the_rest_sorted() {
+    fn a_test_keeps_its_last_run_and_each_steps_length() {
         let lines = set(&[
-            "b\t0\tapply\tN,1,worker A;C,1,apply,fund-A,1,r1,5",
-            "b\t1\tinstall\tN,2,authority;C,2,install,fund-A,2",
-            "a\t0\tapply\tN,1,worker A;C,1,apply,fund-A,1,r1,5",
+            &format!("b\t0\tinstall\t{INSTALL}"),
+            &format!("b\t1\tapply\t{INSTALL};N,1,worker A;C,1,apply,fund-A,1,r1,5;A,1,stale,1,2"),
+            "a\t0\tapply\tN,1,worker A;C,1,apply,fund-A,1,r1,5;A,1,applied,5",
         ]);
         let kept = gather(&lines).unwrap();
-        assert_eq!(kept.lines().count(), 2);
-        assert!(kept.starts_with("b\t0\t"));
+        let kept: Vec<&str> = kept.lines().collect();
+        // Test a has one connection: nothing to draw.
+        assert_eq!(kept.len(), 3, "{kept:?}");
+        assert!(kept[0].starts_with("b\trun\t\tN,"), "{kept:?}");
+        assert_eq!(kept[1], "b\t0\tinstall\t2");
+        assert_eq!(kept[2], "b\t1\tapply\t4");
     }
 
     #[test]
@@ -140,5 +172,11 @@ mod tests {
         ]);
         let error = gather(&lines).unwrap_err();
         assert!(error.contains("step 0 of a ran two ways"), "{error}");
+        let lines = set(&[
+            &format!("b\t0\tinstall\t{INSTALL}"),
+            "b\t1\tapply\tN,1,worker A;C,1,apply,fund-A,1,r1,5;C,2,install,fund-A,2;A,1,applied,5",
+        ]);
+        let error = gather(&lines).unwrap_err();
+        assert!(error.contains("not the start"), "{error}");
     }
 }

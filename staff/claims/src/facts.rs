@@ -386,16 +386,49 @@ impl Facts {
     }
 
     /// The failing call's run as one line for the grader ([`wire`]), where
-    /// [`Facts::happened`] tells one: what the grader draws.
+    /// another connection acted ([`Facts::drawn`]): what the grader draws.
     pub fn run_line(&self) -> Option<String> {
-        self.happened()?;
-        self.call_line()
+        self.drawn().map(|run| self.line(run))
     }
 
-    /// The last call's run as one line ([`wire`]), whoever acted in it: the
-    /// reference's run of a step, drawn beside a failure's.
-    pub fn call_line(&self) -> Option<String> {
-        let (_, run) = self.last_call()?;
+    /// What a failing step's picture shows, where another connection
+    /// acted: the last call, if one acted during it; else the run up to
+    /// that call's answer, if one acted before it (a worker that paused
+    /// before its call while the authority installed). `None` where the
+    /// call's connection acted alone.
+    pub fn drawn(&self) -> Option<&[Event]> {
+        let (actor, call) = self.last_call()?;
+        if call.iter().any(|event| event.actor() != actor) {
+            return Some(call);
+        }
+        let so_far = self.so_far()?;
+        so_far
+            .iter()
+            .any(|event| event.actor() != actor)
+            .then_some(so_far)
+    }
+
+    /// The run up to the last call's answer, as one line ([`wire`]): the
+    /// reference's run of a step, from which the grader cuts the part
+    /// that a failure's picture shows.
+    pub fn so_far_line(&self) -> Option<String> {
+        self.so_far().map(|run| self.line(run))
+    }
+
+    /// The events up to the last call's answer.
+    fn so_far(&self) -> Option<&[Event]> {
+        if self.whole {
+            return Some(&self.events[..]);
+        }
+        let answered = self
+            .events
+            .iter()
+            .rposition(|event| matches!(event, Event::Answered { .. }))?;
+        Some(&self.events[..=answered])
+    }
+
+    /// `run` as one line, with the names of the connections in it.
+    fn line(&self, run: &[Event]) -> String {
         let actors: Vec<usize> = run.iter().map(Event::actor).collect();
         let names: Vec<(usize, String)> = self
             .names
@@ -403,7 +436,7 @@ impl Facts {
             .filter(|(actor, _)| actors.contains(actor))
             .cloned()
             .collect();
-        Some(wire::encode(&names, run))
+        wire::encode(&names, run)
     }
 
     /// The last call that answered, from its start to its answer: its

@@ -315,8 +315,7 @@ impl TrackScore {
                         .and_then(|(ordinal, _)| {
                             crate::engine::reference_runs::find(name, ordinal, &facts)
                         })
-                        .unwrap_or_default()
-                        .to_owned();
+                        .unwrap_or_default();
                     let failure = Failure {
                         facts,
                         reference,

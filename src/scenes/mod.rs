@@ -58,9 +58,9 @@ pub fn shown_id(request_id: &str) -> String {
 }
 
 /// The variable that asks for every step's run, passed or failed: the
-/// test support writes each to the file it names (`.ci/reference-runs`
-/// keeps the reference's, which a failure's report draws beside the
-/// learner's). Unset, only a failed step carries its run.
+/// test support writes each to the file it names (`cargo xtask
+/// reference-runs` keeps the reference's, which a failure's report draws
+/// beside the learner's). Unset, only a failed step carries its run.
 pub const REFERENCE_RUNS: &str = "FENCING_LAB_REFERENCE_RUNS";
 
 /// Whether every step carries the lab's events, not only a failed one

@@ -114,18 +114,17 @@ pub fn beside(yours: &str, reference: &str, title: &str) -> Option<String> {
             (your_events.len() != their_events.len())
                 .then(|| your_events.len().min(their_events.len()))
         });
-    let told = |names: &[(usize, String)], events: &[Event], at: usize| {
-        events.get(at).map_or_else(
-            || "nothing more happened".to_owned(),
-            |event| format!("{}: {}", name(names, event.actor()), label(event)),
-        )
+    let told = |rows: &[String], at: usize| -> String {
+        rows.get(at)
+            .map_or("nothing more happened", String::as_str)
+            .to_owned()
     };
     let said = match differs {
         Some(at) => format!(
             "The runs part at event {}: yours, {}; the reference, {}.",
             at + 1,
-            told(&your_names, &your_events, at),
-            told(&their_names, &their_events, at)
+            told(&your_rows, at),
+            told(&their_rows, at)
         ),
         None => "The two runs are the same, event for event.".to_owned(),
     };

@@ -68,11 +68,19 @@ pub fn key(repository: &Path, features: &str) -> Result<String, String> {
 
 /// The complete cache for `key`, filled now (by building the untouched lab
 /// with `template`'s sandbox, features and limits) when there is none yet.
+///
+/// A fill starts from the first complete cache among `bases` (the keys of
+/// the same lab with fewer tracks, best first), so that the dependencies
+/// every track shares (SQLite's C library above all) are built once per
+/// machine, not once per track: cargo rebuilds only what the new features
+/// change. A base is another build of the untouched lab, never a
+/// submission's.
 pub fn ensure(
     repository: &Path,
     template: &Suite,
     key: &str,
     features: &str,
+    bases: &[String],
 ) -> Result<PathBuf, String> {
     let root = root(repository);
     let dir = root.join(key);
@@ -82,9 +90,18 @@ pub fn ensure(
     let fill = root.join(format!(".fill-{key}-{}", std::process::id()));
     let (scratch, target) = (fill.join("repository"), fill.join("target"));
     let _ = fs::remove_dir_all(&fill);
-    for folder in [&scratch, &target] {
-        fs::create_dir_all(folder)
-            .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
+    fs::create_dir_all(&scratch)
+        .map_err(|error| format!("cannot create {}: {error}", scratch.display()))?;
+    let base = bases.iter().map(|base| root.join(base)).find(|dir| {
+        dir.file_name()
+            .and_then(|name| name.to_str())
+            .map(str::to_owned)
+            == stamp_of(dir)
+    });
+    match base {
+        Some(base) => copy(&base, &target)?,
+        None => fs::create_dir_all(&target)
+            .map_err(|error| format!("cannot create {}: {error}", target.display()))?,
     }
     crate::engine::scratch::prepare(repository, &scratch)?;
     let mut suite = Suite {
@@ -152,6 +169,13 @@ pub fn seed(dir: &Path, key: &str, target: &Path) -> Result<bool, String> {
         fs::remove_dir_all(target)
             .map_err(|error| format!("cannot remove {}: {error}", target.display()))?;
     }
+    copy(dir, target)?;
+    Ok(true)
+}
+
+/// Copies the cache `dir` to `target`, which must not exist, with the
+/// times kept, so cargo finds every dependency fresh.
+fn copy(dir: &Path, target: &Path) -> Result<(), String> {
     if let Some(parent) = target.parent() {
         fs::create_dir_all(parent)
             .map_err(|error| format!("cannot create {}: {error}", parent.display()))?;
@@ -171,7 +195,7 @@ pub fn seed(dir: &Path, key: &str, target: &Path) -> Result<bool, String> {
             target.display()
         ));
     }
-    Ok(true)
+    Ok(())
 }
 
 /// The key a cache or a seeded target directory was made for.

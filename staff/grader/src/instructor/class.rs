@@ -313,6 +313,27 @@ fn workers(
     Ok((workers, suites))
 }
 
+/// The keys of the caches a new one for `options`' tracks may start from:
+/// the same lab with some of those tracks left out, the most tracks first
+/// (SQLite is in every one).
+fn bases(options: &Options, repository: &Path) -> Result<Vec<String>, String> {
+    let tracks = options.tracks.list();
+    let mut subsets: Vec<Vec<Track>> = (0..1usize << tracks.len())
+        .map(|mask| {
+            (0..tracks.len())
+                .filter(|bit| mask & (1 << bit) != 0)
+                .map(|bit| tracks[bit])
+                .collect::<Vec<Track>>()
+        })
+        .filter(|subset| subset.len() < tracks.len() && subset.first() == Some(&Track::Sqlite))
+        .collect();
+    subsets.sort_by_key(|subset| std::cmp::Reverse(subset.len()));
+    subsets
+        .iter()
+        .map(|subset| cache::key(repository, &format!("{subset:?}")))
+        .collect()
+}
+
 /// The dependency cache, built once per lock file and toolchain, copied to
 /// each worker's target directory; and with the PostgreSQL server graded,
 /// each worker's template cluster.
@@ -325,13 +346,15 @@ fn dependencies(
     let features = format!("{:?}", options.tracks.list());
     let key = cache::key(repository, &features)?;
     let cache_started = Instant::now();
+    let mut bases = Vec::new();
     if !cache::root(repository).join(&key).exists() {
         progress(format_args!(
             "building the dependency cache from the untouched lab (once per lock file and \
              toolchain)… "
         ));
+        bases = self::bases(options, repository)?;
     }
-    let cache_dir = cache::ensure(repository, &suites[0], &key, &features)?;
+    let cache_dir = cache::ensure(repository, &suites[0], &key, &features, &bases)?;
     if cache_started.elapsed() > Duration::from_secs(1) {
         progress(format_args!(
             "built in {:.0} s\n",

@@ -25,9 +25,12 @@ use rustix::process::{
     Pid, Signal, WaitId, WaitIdOptions, WaitOptions, kill_process, waitid, waitpid,
 };
 
+use crate::checkpoint::Trace;
+use crate::claims::facts::{Coordination, Event, wire};
 use crate::etcd::client::Coordinator;
 use crate::etcd::worker::{Job, Moment, Worker};
 use crate::etcd::{Role, trust_the_lock, work};
+use crate::store::Session as _;
 use crate::{Lab, LabError, describe};
 
 /// The environment variable that makes a process a worker: its role.
@@ -94,6 +97,9 @@ pub struct WorkerProcess {
     prefix: String,
     lease: Option<i64>,
     revisions: Vec<i64>,
+    /// The parent's events and this worker's number there, where the
+    /// worker's own events are added as it reports them.
+    traced: Option<(Trace, usize)>,
 }
 
 impl WorkerProcess {
@@ -136,7 +142,22 @@ impl WorkerProcess {
             prefix: format!("{SAYS}{key}: "),
             lease: None,
             revisions: Vec::new(),
+            traced: None,
         })
+    }
+
+    /// Adds what the worker reports it did (its calls on the destination,
+    /// the lock taken) to `trace`, as connection `actor`, in the order the
+    /// parent reads it: a worker reports its events before it stops at a
+    /// moment, so a frozen worker's are in before what others do meanwhile.
+    pub fn trace_into(&mut self, trace: &Trace, actor: usize) {
+        self.traced = Some((trace.clone(), actor));
+    }
+
+    /// This worker's number in the events it was traced into (0 where
+    /// it was not: [`WorkerProcess::trace_into`]).
+    pub fn actor(&self) -> usize {
+        self.traced.as_ref().map_or(0, |(_, actor)| *actor)
     }
 
     /// The process id.
@@ -303,6 +324,16 @@ impl WorkerProcess {
             self.lease = lease.parse().ok();
         } else if let Some(revision) = line.strip_prefix("reached locked ") {
             self.revisions.extend(revision.parse::<i64>().ok());
+            if let Some((trace, actor)) = &self.traced {
+                trace.record(Event::Coordinated {
+                    actor: *actor,
+                    what: Coordination::Locked,
+                });
+            }
+        } else if let Some(run) = line.strip_prefix("events ") {
+            if let (Some((trace, actor)), Some((_, events))) = (&self.traced, wire::decode(run)) {
+                replay(trace, *actor, events);
+            }
         } else if let Some(outcome) = line.strip_prefix("outcome ") {
             return Some(outcome.to_owned());
         }
@@ -323,6 +354,24 @@ impl Drop for WorkerProcess {
         if let Ok(None) = self.child.try_wait() {
             let _ = self.child.kill();
             let _ = self.child.wait();
+        }
+    }
+}
+
+/// Adds a worker's `events`, which it numbered on its own connection, to
+/// `trace` as connection `actor`'s. A commit or rollback is added as the
+/// parent's trace tells it, so the generation it shows installed is the
+/// destination's, whichever worker installed it.
+fn replay(trace: &Trace, actor: usize, events: Vec<Event>) {
+    for event in events {
+        match event {
+            Event::Called { call, .. } => trace.record(Event::Called { actor, call }),
+            Event::Reached { at, .. } => trace.record(Event::Reached { actor, at }),
+            Event::Ended { committed, .. } => trace.ended(actor, committed),
+            Event::Resumed { .. } => trace.record(Event::Resumed { actor }),
+            Event::Answered { answer, .. } => trace.record(Event::Answered { actor, answer }),
+            // A worker's own trace has none: the parent adds them.
+            Event::Coordinated { .. } => {}
         }
     }
 }
@@ -380,12 +429,22 @@ fn serve(
     let ttl = var(TTL).parse().unwrap_or(60);
 
     let db = Lab::open_existing(var(LAB))?.connect()?;
+    let trace = db.traced().map(|(trace, _)| trace);
     let mut coordinator = Coordinator::connect(&endpoints, &var(NAMESPACE))?;
     let lease = coordinator.grant_lease(ttl)?;
     say(&format_args!("lease {lease}"));
     let mut worker = Worker::new(coordinator, db, lease);
     let reporter = say.clone();
+    // The events of the destination's connection not yet reported.
+    let mut reported = 0;
     worker.on_moment(Box::new(move |moment, detail| {
+        if let Some(events) = trace.as_ref().map(Trace::events) {
+            if events.len() > reported {
+                let run = wire::encode(&[], &events[reported..]);
+                reporter(&format_args!("events {run}"));
+                reported = events.len();
+            }
+        }
         reporter(&format_args!("reached {} {detail}", moment.word()));
         if pause.contains(&moment) {
             reporter(&format_args!("at {}", moment.word()));

@@ -12,6 +12,8 @@
 
 use std::process::Command;
 
+use crate::claims::facts::{Coordination, Event};
+
 use super::expect::{applied, rec, replayed, stale};
 use super::{A, Observer, Stage};
 use crate::etcd::{Cluster, Coordinator, Job, Missed, Moment, Report, Role, Spec, WorkerProcess};
@@ -49,6 +51,10 @@ pub struct World<'a> {
     endpoint: String,
     coordinator: Coordinator,
     program: Program<'a>,
+    /// The test's and etcd's numbers in the lab's events, beside the
+    /// workers' ([`World::tell`]).
+    test: usize,
+    etcd: usize,
 }
 
 impl<'a> World<'a> {
@@ -70,6 +76,10 @@ impl<'a> World<'a> {
             .map_err(|error| {
                 o.not_checked(claim, "connect to the cluster", &describe_error(&error))
             })?;
+        let trace = lab.trace();
+        let (test, etcd) = (trace.join(), trace.join());
+        trace.name(test, "test");
+        trace.name(etcd, "etcd");
         Ok(World {
             cluster,
             lab,
@@ -77,7 +87,17 @@ impl<'a> World<'a> {
             endpoint,
             coordinator,
             program,
+            test,
+            etcd,
         })
+    }
+
+    /// Adds to the lab's events what the test did (`by_test`) or etcd did
+    /// outside the destination: what a failing step's picture shows
+    /// between the workers' calls.
+    fn tell(&self, by_test: bool, what: Coordination) {
+        let actor = if by_test { self.test } else { self.etcd };
+        self.lab.trace().record(Event::Coordinated { actor, what });
     }
 
     /// The cluster.
@@ -85,22 +105,25 @@ impl<'a> World<'a> {
         self.cluster
     }
 
-    /// Starts a worker process on `job`, stopping at `pause`, under a lease
-    /// of 60 s.
+    /// Starts the worker process the scene calls `name` on `job`, stopping
+    /// at `pause`, under a lease of 60 s.
     fn worker(
         &self,
         s: &S<'_>,
+        name: &str,
         role: Role,
         job: Job,
         pause: &[Moment],
     ) -> Result<WorkerProcess, Halt> {
-        self.worker_leased(s, role, job, pause, 60)
+        self.worker_leased(s, name, role, job, pause, 60)
     }
 
-    /// [`World::worker`], under a lease of `ttl` seconds.
+    /// [`World::worker`], under a lease of `ttl` seconds. What the worker
+    /// reports it did joins the lab's events as `name`'s.
     fn worker_leased(
         &self,
         s: &S<'_>,
+        name: &str,
         role: Role,
         job: Job,
         pause: &[Moment],
@@ -115,14 +138,19 @@ impl<'a> World<'a> {
             pause: pause.to_vec(),
             ttl,
         };
-        WorkerProcess::start((self.program)(), &spec)
-            .map_err(|error| s.not_checked("start a worker process", describe_error(&error)))
+        let mut process = WorkerProcess::start((self.program)(), &spec)
+            .map_err(|error| s.not_checked("start a worker process", describe_error(&error)))?;
+        let trace = self.lab.trace();
+        let actor = trace.join();
+        trace.name(actor, name);
+        process.trace_into(trace, actor);
+        Ok(process)
     }
 
-    /// Lets the lease of whoever holds `fund-A`'s lock go, as if it had run
-    /// out, and waits (on a watch) until the lock key is gone. Returns the
-    /// lease.
-    fn expire_holder(&mut self, s: &S<'_>) -> Result<i64, Halt> {
+    /// Lets the lease of whoever holds `fund-A`'s lock go (`worker`, in the
+    /// lab's events), as if it had run out, and waits (on a watch) until
+    /// the lock key is gone. Returns the lease.
+    fn expire_holder(&mut self, s: &S<'_>, worker: usize) -> Result<i64, Halt> {
         let holder = match self.coordinator.holder(A) {
             Ok(Some(holder)) => holder,
             Ok(None) => {
@@ -136,6 +164,7 @@ impl<'a> World<'a> {
             .revoke(holder.lease)
             .and_then(|()| self.coordinator.wait_until_deleted(&holder.key))
             .map_err(|error| s.not_checked("revoke the holder's lease", describe_error(&error)))?;
+        self.tell(false, Coordination::LeaseEnded { worker });
         s.say(
             "test",
             format_args!(
@@ -157,11 +186,13 @@ impl<'a> World<'a> {
             .map_err(|error| s.not_checked("watch the lock key", describe_error(&error)))
     }
 
-    /// Revokes `lease`, as if it had run out.
-    fn revoke(&mut self, s: &S<'_>, lease: i64) -> Result<(), Halt> {
+    /// Revokes `lease`, `worker`'s, as if it had run out.
+    fn revoke(&mut self, s: &S<'_>, lease: i64, worker: usize) -> Result<(), Halt> {
         self.coordinator
             .revoke(lease)
-            .map_err(|error| s.not_checked("revoke a worker's lease", describe_error(&error)))
+            .map_err(|error| s.not_checked("revoke a worker's lease", describe_error(&error)))?;
+        self.tell(false, Coordination::LeaseEnded { worker });
+        Ok(())
     }
 
     /// The generation installed at `fund-A` now.
@@ -226,7 +257,8 @@ fn frozen_schedule(
         Lapse::Revoked => 60,
         Lapse::RunsOut => 2,
     };
-    let mut first = w.worker_leased(s, role, job("w1", 5), &[at], ttl)?;
+    let mut first = w.worker_leased(s, "worker 1", role, job("w1", 5), &[at], ttl)?;
+    let worker1 = first.actor();
     loop {
         match first.wait_at(at) {
             // A worker that reads the generation before it takes the lock
@@ -259,14 +291,15 @@ fn frozen_schedule(
     }
     let before = w.generation(s)?;
     let token = holds(s, &first, before, at);
-    freeze(s, &mut first)?;
+    freeze(s, w, &mut first)?;
     match lapse {
         Lapse::Revoked => {
-            w.expire_holder(s)?;
+            w.expire_holder(s, worker1)?;
         }
         Lapse::RunsOut => {
             let lease = reached(s, first.lease(), "worker 1's lease")?;
             w.wait_until_lease_runs_out(s, lease)?;
+            w.tell(false, Coordination::LeaseEnded { worker: worker1 });
             s.say(
                 "etcd",
                 format_args!("the lease ran out; the lock key of revision {token} is deleted"),
@@ -280,7 +313,7 @@ fn frozen_schedule(
         "worker 2: take the lock, install, apply(+3)",
         "worker 2, the new holder: its job (+3)",
     )?;
-    let first = wake(s, first, role, "worker 1, woken: the rest of its job")?;
+    let first = wake(s, w, first, role, "worker 1, woken: the rest of its job")?;
     Ok(Some(Frozen {
         before,
         after,
@@ -310,8 +343,14 @@ fn holds(s: &S<'_>, first: &WorkerProcess, before: i64, at: Moment) -> i64 {
 /// Freezes worker 1 (SIGSTOP), checks that the kernel shows it stopped,
 /// and tells it to go on: the line waits in the pipe, since a frozen
 /// process cannot read it.
-fn freeze(s: &S<'_>, first: &mut WorkerProcess) -> Result<(), Halt> {
+fn freeze(s: &S<'_>, w: &World<'_>, first: &mut WorkerProcess) -> Result<(), Halt> {
     reached(s, first.freeze(), "freeze worker 1 (SIGSTOP)")?;
+    w.tell(
+        true,
+        Coordination::Froze {
+            worker: first.actor(),
+        },
+    );
     let state = first.kernel_state();
     s.say(
         "test",
@@ -331,7 +370,7 @@ fn second_holder(
     finished: &str,
     done: &str,
 ) -> Result<i64, Halt> {
-    let second = w.worker(s, role, job("w2", 3), &[])?;
+    let second = w.worker(s, "worker 2", role, job("w2", 3), &[])?;
     let report = reached(s, second.finish(), finished)?;
     let after = w.generation(s)?;
     match role {
@@ -360,8 +399,20 @@ fn answered_done(outcome: &str) -> bool {
 
 /// Wakes worker 1 (SIGCONT), which finishes its job (`finished` names the
 /// step), and tells how it ended.
-fn wake(s: &S<'_>, mut first: WorkerProcess, role: Role, finished: &str) -> Result<Report, Halt> {
+fn wake(
+    s: &S<'_>,
+    w: &World<'_>,
+    mut first: WorkerProcess,
+    role: Role,
+    finished: &str,
+) -> Result<Report, Halt> {
     reached(s, first.thaw(), "wake worker 1 (SIGCONT)")?;
+    w.tell(
+        true,
+        Coordination::Woke {
+            worker: first.actor(),
+        },
+    );
     let report = reached(s, first.finish(), finished)?;
     match role {
         Role::Yours => s.say(
@@ -522,14 +573,20 @@ pub fn lease_lost_before_the_lock_is_granted(
     let s = Stage::new(o, "L7.4", &w.lab);
     let start = w.generation(&s)?;
 
-    let mut first = w.worker(&s, Role::Yours, job("w1", 5), &[Moment::Started])?;
+    let mut first = w.worker(
+        &s,
+        "worker 1",
+        Role::Yours,
+        job("w1", 5),
+        &[Moment::Started],
+    )?;
     reached(
         &s,
         first.wait_at(Moment::Started),
         "worker 1, started, before taking the lock",
     )?;
     let lease = reached(&s, first.lease(), "worker 1's lease")?;
-    w.revoke(&s, lease)?;
+    w.revoke(&s, lease, first.actor())?;
     s.say("test", "revokes worker 1's lease before it takes the lock");
     reached(&s, first.go(), "let worker 1 go on to take the lock")?;
     let report = reached(
@@ -558,7 +615,7 @@ pub fn lease_lost_before_the_lock_is_granted(
     s.records(A, &[])?;
 
     // The lock still serves a worker whose lease is alive.
-    let second = w.worker(&s, Role::Yours, job("w2", 3), &[])?;
+    let second = w.worker(&s, "worker 2", Role::Yours, job("w2", 3), &[])?;
     let second = reached(
         &s,
         second.finish(),
@@ -587,11 +644,11 @@ pub fn lease_lost_before_the_lock_is_granted(
 /// workers connect to a member that does not lead when the scene starts.
 pub fn leader_killed_between_two_holders(o: &dyn Observer, w: &mut World<'_>) -> Result<(), Halt> {
     let s = Stage::new(o, "L7.3", &w.lab);
-    let mut first = w.worker(&s, Role::Yours, job("w1", 5), &[Moment::Acting])?;
+    let mut first = w.worker(&s, "worker 1", Role::Yours, job("w1", 5), &[Moment::Acting])?;
     reached(&s, first.wait_at(Moment::Acting), "worker 1, up to apply")?;
     let before = w.generation(&s)?;
     holds(&s, &first, before, Moment::Acting);
-    freeze(&s, &mut first)?;
+    freeze(&s, w, &mut first)?;
 
     // SIGKILL the leader; wait until the two others follow a new one.
     let cluster = w.cluster();
@@ -607,6 +664,7 @@ pub fn leader_killed_between_two_holders(o: &dyn Observer, w: &mut World<'_>) ->
     if new.member == old.member {
         return Err(s.not_checked("elect a new leader", "the killed member still leads"));
     }
+    w.tell(false, Coordination::LeaderReplaced);
     s.say(
         "etcd",
         format_args!(
@@ -615,7 +673,7 @@ pub fn leader_killed_between_two_holders(o: &dyn Observer, w: &mut World<'_>) ->
         ),
     );
 
-    w.expire_holder(&s)?;
+    w.expire_holder(&s, first.actor())?;
     let after = second_holder(
         &s,
         w,
@@ -631,7 +689,7 @@ pub fn leader_killed_between_two_holders(o: &dyn Observer, w: &mut World<'_>) ->
         )?;
     }
 
-    let first = wake(&s, first, Role::Yours, "worker 1, woken")?;
+    let first = wake(&s, w, first, Role::Yours, "worker 1, woken")?;
     s.same(
         "worker 1, woken after the leader died and worker 2 wrote: apply(+5)",
         stale(before, after),
@@ -649,7 +707,14 @@ pub fn retry_of_a_lost_response_gets_the_original(
 ) -> Result<(), Halt> {
     let s = Stage::new(o, "L7.5", &w.lab);
 
-    let mut first = w.worker(&s, Role::Yours, job("r1", 5), &[Moment::Returned])?;
+    let mut first = w.worker(
+        &s,
+        "worker 1",
+        Role::Yours,
+        job("r1", 5),
+        &[Moment::Returned],
+    )?;
+    let worker1 = first.actor();
     reached(
         &s,
         first.wait_at(Moment::Returned),
@@ -669,17 +734,18 @@ pub fn retry_of_a_lost_response_gets_the_original(
         first.kill(),
         "kill worker 1 (SIGKILL) before it reports",
     )?;
+    w.tell(true, Coordination::Killed { worker: worker1 });
     s.say("test", "SIGKILL worker 1: its result is never reported");
-    w.expire_holder(&s)?;
+    w.expire_holder(&s, worker1)?;
 
     // The lock passes on: worker 2 applies r2 (+3).
-    let second = w.worker(&s, Role::Yours, job("r2", 3), &[])?;
+    let second = w.worker(&s, "worker 2", Role::Yours, job("r2", 3), &[])?;
     let second = reached(&s, second.finish(), "worker 2: its job (+3)")?;
     s.say("worker 2", format_args!("r2 (+3) -> {}", second.outcome));
     s.same("worker 2: its job (+3)", applied(8), &second.outcome)?;
 
     // The retry of r1, in a new process, under a newer token.
-    let retry = w.worker(&s, Role::Yours, job("r1", 5), &[])?;
+    let retry = w.worker(&s, "worker 1, retrying", Role::Yours, job("r1", 5), &[])?;
     let retry = reached(&s, retry.finish(), "worker 1's retry of r1 (+5)")?;
     s.say(
         "worker 1",
@@ -702,7 +768,7 @@ pub fn token_comes_from_the_lock(o: &dyn Observer, w: &mut World<'_>) -> Result<
     let start = w.generation(&s)?;
 
     // The late worker's process starts first: its lease is the older one.
-    let mut late = w.worker(&s, Role::Yours, job("late", 3), &[Moment::Started])?;
+    let mut late = w.worker(&s, "late", Role::Yours, job("late", 3), &[Moment::Started])?;
     reached(
         &s,
         late.wait_at(Moment::Started),
@@ -715,7 +781,7 @@ pub fn token_comes_from_the_lock(o: &dyn Observer, w: &mut World<'_>) -> Result<
     );
 
     // The early worker leases second but takes the lock first.
-    let mut early = w.worker(&s, Role::Yours, job("early", 5), &[])?;
+    let mut early = w.worker(&s, "early", Role::Yours, job("early", 5), &[])?;
     let early_lease = reached(&s, early.lease(), "the early worker's lease")?;
     if early_lease <= late_lease {
         return Err(s.not_checked(

@@ -374,6 +374,7 @@ impl Facts {
                 } => "committed".to_owned(),
                 Event::Ended { .. } => "rolled back".to_owned(),
                 Event::Answered { answer, .. } => format!("answered {}", answer.short()),
+                Event::Coordinated { what, .. } => what.said(&name),
             };
             if speaking == Some(event.actor()) {
                 parts.push(said);
@@ -666,6 +667,65 @@ pub enum Event {
         /// What it answered.
         answer: Answer,
     },
+    /// On the etcd track, something outside the destination that the run
+    /// turns on: a worker took the lock, the test froze or woke a worker's
+    /// process, a lease ended.
+    Coordinated {
+        /// Who did it: a worker, the test, or etcd.
+        actor: usize,
+        /// What.
+        what: Coordination,
+    },
+}
+
+impl Coordination {
+    /// What happened, in words, with `name` naming a worker (`froze worker
+    /// 1 (SIGSTOP)`).
+    pub fn said(self, name: &dyn Fn(usize) -> String) -> String {
+        match self {
+            Coordination::Locked => "took the lock".to_owned(),
+            Coordination::Froze { worker } => format!("froze {} (SIGSTOP)", name(worker)),
+            Coordination::LeaseEnded { worker } => format!("ended {}'s lease", name(worker)),
+            Coordination::Woke { worker } => format!("woke {} (SIGCONT)", name(worker)),
+            Coordination::Killed { worker } => format!("killed {} (SIGKILL)", name(worker)),
+            Coordination::LeaderReplaced => "lost its leader and elected another".to_owned(),
+        }
+    }
+}
+
+/// What happened outside the destination on the etcd track, in the order
+/// the test learned it: each worker process reports its own events
+/// (`Locked`, its calls) before it stops where the test holds it, and the
+/// test's own acts and what etcd did sit between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coordination {
+    /// The worker holds the resource's lock: etcd granted its key.
+    Locked,
+    /// The test froze this worker's process (SIGSTOP).
+    Froze {
+        /// The worker.
+        worker: usize,
+    },
+    /// This worker's lease ended (revoked, or run out): etcd deleted the
+    /// lock key it held, if any, and the lock is free for the next.
+    LeaseEnded {
+        /// The worker whose lease it was.
+        worker: usize,
+    },
+    /// The test woke this worker's process (SIGCONT).
+    Woke {
+        /// The worker.
+        worker: usize,
+    },
+    /// The test killed this worker's process (SIGKILL): what it did not
+    /// report is lost.
+    Killed {
+        /// The worker.
+        worker: usize,
+    },
+    /// The cluster's leader was killed and the members left elected
+    /// another.
+    LeaderReplaced,
 }
 
 impl Event {
@@ -676,7 +736,8 @@ impl Event {
             | Event::Reached { actor, .. }
             | Event::Ended { actor, .. }
             | Event::Resumed { actor }
-            | Event::Answered { actor, .. } => *actor,
+            | Event::Answered { actor, .. }
+            | Event::Coordinated { actor, .. } => *actor,
         }
     }
 }
@@ -1130,7 +1191,7 @@ pub mod words {
 /// `;`, fields by `,`, and those two, `%` and a line break written as
 /// `%3B`, `%2C`, `%25` and `%0A` inside a field.
 pub mod wire {
-    use super::{Answer, Call, Checkpoint, Event};
+    use super::{Answer, Call, Checkpoint, Coordination, Event};
 
     /// Every checkpoint, by the name the line gives it.
     const CHECKPOINTS: [(Checkpoint, &str); 9] = [
@@ -1207,6 +1268,19 @@ pub mod wire {
                     installed: number(4),
                 }),
                 "G" => events.push(Event::Resumed { actor }),
+                "K" => {
+                    let worker = fields.get(3).and_then(|w| w.parse::<usize>().ok());
+                    let what = match (fields.get(2)?.as_str(), worker) {
+                        ("locked", None) => Coordination::Locked,
+                        ("froze", Some(worker)) => Coordination::Froze { worker },
+                        ("lease-ended", Some(worker)) => Coordination::LeaseEnded { worker },
+                        ("woke", Some(worker)) => Coordination::Woke { worker },
+                        ("killed", Some(worker)) => Coordination::Killed { worker },
+                        ("leader-replaced", None) => Coordination::LeaderReplaced,
+                        _ => return None,
+                    };
+                    events.push(Event::Coordinated { actor, what });
+                }
                 "A" => events.push(Event::Answered {
                     actor,
                     answer: answer_of(&fields[2..])?,
@@ -1272,6 +1346,14 @@ pub mod wire {
                 installed.map_or_else(|| "-".to_owned(), |g| g.to_string())
             ),
             Event::Resumed { actor } => format!("G,{actor}"),
+            Event::Coordinated { actor, what } => match what {
+                Coordination::Locked => format!("K,{actor},locked"),
+                Coordination::Froze { worker } => format!("K,{actor},froze,{worker}"),
+                Coordination::LeaseEnded { worker } => format!("K,{actor},lease-ended,{worker}"),
+                Coordination::Woke { worker } => format!("K,{actor},woke,{worker}"),
+                Coordination::Killed { worker } => format!("K,{actor},killed,{worker}"),
+                Coordination::LeaderReplaced => format!("K,{actor},leader-replaced"),
+            },
             Event::Answered { actor, answer } => format!("A,{actor},{}", answer_fields(answer)),
         }
     }

@@ -718,7 +718,7 @@ fn a_call_overtaken_by_a_commit_is_told_in_the_databases_order() {
 /// whatever a request id holds.
 #[test]
 fn events_cross_the_verdict_channel_whole() {
-    use crate::facts::{Call, Checkpoint, Event, wire};
+    use crate::facts::{Call, Checkpoint, Coordination, Event, wire};
     let names = vec![
         (1, "worker A".to_owned()),
         (2, "r; 1, 100%'s worker".to_owned()),
@@ -785,6 +785,16 @@ fn events_cross_the_verdict_channel_whole() {
         Answer::Other,
     ] {
         events.push(Event::Answered { actor: 1, answer });
+    }
+    for what in [
+        Coordination::Locked,
+        Coordination::Froze { worker: 1 },
+        Coordination::LeaseEnded { worker: 1 },
+        Coordination::Woke { worker: 1 },
+        Coordination::Killed { worker: 2 },
+        Coordination::LeaderReplaced,
+    ] {
+        events.push(Event::Coordinated { actor: 4, what });
     }
     let line = wire::encode(&names, &events);
     assert!(!line.contains('\n'), "{line}");

@@ -7,8 +7,9 @@
 //! The file holds, per test, its last run (the scene's events to its end)
 //! and each step's length in it: a step's run is the start of the last
 //! one. A failure's picture starts with a call (its last call, or the
-//! scene from its first call); the reference's part beside it starts with
-//! the same call by the connection of the same name, and ends where the
+//! scene from its first call), or on the etcd track with what a worker, the
+//! test or etcd did; the reference's part beside it starts with the same
+//! event by the one of the same name, and ends where the
 //! twin step ends. The scenes are code, so the reference and the learner's
 //! code make the same calls in the same order up to the step that failed,
 //! though a scene may word that step by what happened (`…, paused … and
@@ -32,10 +33,8 @@ pub fn find(test: &str, ordinal: usize, yours: &str) -> Option<String> {
 
 fn find_in(runs: &str, test: &str, ordinal: usize, yours: &str) -> Option<String> {
     let (your_names, your_events) = wire::decode(yours)?;
-    let Event::Called { actor, call } = your_events.first()? else {
-        return None;
-    };
-    let who = name(&your_names, *actor);
+    let first = your_events.first()?;
+    let anchor = anchor_of(&your_names, first)?;
     let mut last = None;
     let mut steps = Vec::new();
     for line in runs.lines() {
@@ -55,10 +54,9 @@ fn find_in(runs: &str, test: &str, ordinal: usize, yours: &str) -> Option<String
         .iter()
         .filter_map(|&(number, length)| {
             let run = events.get(..length)?;
-            let start = run.iter().rposition(|event| {
-                matches!(event, Event::Called { actor, call: theirs }
-                    if theirs == call && name(&names, *actor) == who)
-            })?;
+            let start = run
+                .iter()
+                .rposition(|event| anchor_of(&names, event).as_deref() == Some(anchor.as_str()))?;
             Some((number, start, length))
         })
         .min_by_key(|&(number, _, _)| (number.abs_diff(ordinal), number))
@@ -73,6 +71,22 @@ fn find_in(runs: &str, test: &str, ordinal: usize, yours: &str) -> Option<String
 }
 
 /// What the run calls `actor`, if it names it.
+/// What a picture may start with, told the same in any lab: a call by the
+/// connection of that name, or (on the etcd track) what a worker, the test
+/// or etcd did outside the destination, naming the workers; `None` for
+/// anything else.
+fn anchor_of(names: &[(usize, String)], event: &Event) -> Option<String> {
+    let who = name(names, event.actor())?;
+    match event {
+        Event::Called { call, .. } => Some(format!("{who}: {call}")),
+        Event::Coordinated { what, .. } => {
+            let named = |actor| name(names, actor).unwrap_or_default().to_owned();
+            Some(format!("{who}: {}", what.said(&named)))
+        }
+        _ => None,
+    }
+}
+
 fn name(names: &[(usize, String)], actor: usize) -> Option<&str> {
     names
         .iter()

@@ -21,7 +21,7 @@
 
 use std::fmt::Write as _;
 
-use lab_claims::facts::{Checkpoint, Event, Facts, wire};
+use lab_claims::facts::{Checkpoint, Coordination, Event, Facts, wire};
 
 use crate::instructor::html::text::escape;
 
@@ -46,6 +46,11 @@ svg.run { font: 12px system-ui, sans-serif; background: #fff; }\
 .commit text { fill: #1d5e1d; font-weight: 600; }\
 .rollback line { stroke: #b33; stroke-width: 2; }\
 .rollback text { fill: #8e2222; font-weight: 600; }\
+.signal line { stroke: #6b3fa0; stroke-width: 1.5; }\
+.signal polygon { fill: #6b3fa0; }\
+.signal text { fill: #4b2a73; font-weight: 600; }\
+.coordinated circle { fill: #6b3fa0; }\
+.coordinated text { fill: #4b2a73; }\
 rect.held { fill: #fff3c4; fill-opacity: .55; stroke: #d9b84a; }\
 text.held { fill: #7a5d00; font-style: italic; }\
 rect.differs { fill: none; stroke: #c0392b; stroke-width: 2; }\
@@ -99,7 +104,7 @@ pub fn beside(yours: &str, reference: &str, title: &str) -> Option<String> {
     let rows = |names: &[(usize, String)], events: &[Event]| -> Vec<String> {
         events
             .iter()
-            .map(|event| format!("{}: {}", name(names, event.actor()), label(event)))
+            .map(|event| format!("{}: {}", name(names, event.actor()), label(names, event)))
             .collect()
     };
     let (your_rows, their_rows) = (
@@ -227,8 +232,9 @@ fn name(names: &[(usize, String)], actor: usize) -> String {
 }
 
 /// An event in the words its row shows.
-fn label(event: &Event) -> String {
+fn label(names: &[(usize, String)], event: &Event) -> String {
     match event {
+        Event::Coordinated { what, .. } => what.said(&|actor| name(names, actor)),
         Event::Called { call, .. } => format!("calls {call}"),
         Event::Answered { answer, .. } => format!("answered {}", answer.short()),
         Event::Reached { at, .. } => reached(*at).unwrap_or("went past a checkpoint").to_owned(),
@@ -291,19 +297,32 @@ fn lanes(svg: &mut String, layout: &Layout, height: usize) {
 /// where it went on.
 fn held(svg: &mut String, layout: &Layout, events: &[Event]) {
     for (i, event) in events.iter().enumerate() {
-        let Event::Resumed { actor } = event else {
-            continue;
+        let (actor, held_from, words) = match event {
+            Event::Resumed { actor } => {
+                let from = events[..i]
+                    .iter()
+                    .rposition(|earlier| earlier.actor() == *actor)
+                    .map_or(i, |at| at + 1);
+                (actor, from, "held by the test")
+            }
+            // A worker frozen by the test, from the signal to the waking.
+            Event::Coordinated {
+                what: Coordination::Woke { worker },
+                ..
+            } => {
+                let frozen = events[..i].iter().rposition(|earlier| {
+                    matches!(earlier, Event::Coordinated { what: Coordination::Froze { worker: w }, .. } if w == worker)
+                });
+                (worker, frozen.map_or(i, |at| at + 1), "frozen")
+            }
+            _ => continue,
         };
-        let held_from = events[..i]
-            .iter()
-            .rposition(|earlier| earlier.actor() == *actor)
-            .map_or(i, |at| at + 1);
         let (top, bottom) = (HEAD + held_from * ROW, HEAD + i * ROW + ROW / 2);
         let left = layout.x(*actor) - LANE / 2;
         let _ = writeln!(
             svg,
             "<rect class=\"held\" x=\"{}\" y=\"{top}\" width=\"{}\" height=\"{}\"/>\
-             <text class=\"held\" x=\"{}\" y=\"{}\">held by the test</text>",
+             <text class=\"held\" x=\"{}\" y=\"{}\">{words}</text>",
             left + 6,
             LANE - 12,
             bottom - top,
@@ -343,7 +362,39 @@ fn step(svg: &mut String, layout: &Layout, y: usize, event: &Event) {
             );
         }
         Event::Resumed { .. } => note(svg, from, destination, y, "goes on", "step"),
+        Event::Coordinated { what, .. } => coordinated(svg, layout, from, y, *what),
     }
+}
+
+/// What the test or etcd did, or a worker outside the destination: a
+/// signal as an arrow from the test's lane to the worker's, the rest as a
+/// mark on the lane of whoever did it.
+fn coordinated(svg: &mut String, layout: &Layout, from: usize, y: usize, what: Coordination) {
+    let signal = match what {
+        Coordination::Froze { worker } => Some((worker, "SIGSTOP: frozen")),
+        Coordination::Woke { worker } => Some((worker, "SIGCONT: woken")),
+        Coordination::Killed { worker } => Some((worker, "SIGKILL: killed")),
+        _ => None,
+    };
+    if let Some((worker, words)) = signal {
+        arrow(svg, from, layout.x(worker), y, words, "signal");
+        return;
+    }
+    let words = match what {
+        Coordination::Locked => "takes the lock".to_owned(),
+        Coordination::LeaseEnded { worker } => {
+            format!("{}'s lease ends: its lock key goes", layout.name(worker))
+        }
+        _ => "loses its leader, elects another".to_owned(),
+    };
+    let _ = writeln!(
+        svg,
+        "<g class=\"coordinated\"><circle cx=\"{from}\" cy=\"{y}\" r=\"4\"/>\
+         <text x=\"{}\" y=\"{}\">{}</text></g>",
+        from + 8,
+        y - 5,
+        escape(&words)
+    );
 }
 
 /// An arrow from lane `from` to lane `to` at height `y`, labelled.
@@ -379,6 +430,58 @@ fn note(svg: &mut String, from: usize, destination: usize, y: usize, label: &str
 mod tests {
     use super::*;
     use lab_claims::facts::{Answer, Call};
+
+    #[test]
+    fn a_frozen_worker_is_drawn_with_the_test_s_signals_and_etcd_s_lane() {
+        let (worker1, test, etcd, worker2) = (3, 1, 2, 4);
+        let coordinated = |actor, what| Event::Coordinated { actor, what };
+        let events = vec![
+            coordinated(worker1, Coordination::Locked),
+            coordinated(test, Coordination::Froze { worker: worker1 }),
+            coordinated(etcd, Coordination::LeaseEnded { worker: worker1 }),
+            coordinated(worker2, Coordination::Locked),
+            coordinated(test, Coordination::Woke { worker: worker1 }),
+            Event::Called {
+                actor: worker1,
+                call: Call::Apply {
+                    resource: "fund-A".to_owned(),
+                    generation: 2,
+                    request_id: "w1".to_owned(),
+                    delta: 5,
+                },
+            },
+            Event::Answered {
+                actor: worker1,
+                answer: Answer::Stale(Some((2, 4))),
+            },
+        ];
+        let names = vec![
+            (test, "test".to_owned()),
+            (etcd, "etcd".to_owned()),
+            (worker1, "worker 1".to_owned()),
+            (worker2, "worker 2".to_owned()),
+        ];
+        let svg = svg(&wire::encode(&names, &events), "L7.1").unwrap();
+        // A lane each, in the order they first act, then the destination.
+        let heads: Vec<&str> = svg
+            .split("<g class=\"lane")
+            .skip(1)
+            .filter_map(|lane| lane.split("middle\">").nth(1)?.split('<').next())
+            .collect();
+        assert_eq!(
+            heads,
+            ["worker 1", "test", "etcd", "worker 2", "destination"]
+        );
+        // The signals run from the test's lane to worker 1's (x 115).
+        assert!(svg.contains("<g class=\"signal\"><line x1=\"345\" y1=\"88\" x2=\"121\""));
+        assert!(svg.contains(">SIGSTOP: frozen<") && svg.contains(">SIGCONT: woken<"));
+        // Frozen from the row after the signal to the waking.
+        assert!(svg.contains("<text class=\"held\" x=\"10\" y=\"102\">frozen</text>"));
+        assert!(svg.contains(">worker 1&#39;s lease ends: its lock key goes<"));
+        assert!(svg.contains(
+            "test: froze worker 1 (SIGSTOP), etcd: ended worker 1&#39;s lease, worker 2: took the lock"
+        ));
+    }
 
     #[test]
     fn a_held_call_is_drawn_with_its_lanes_its_commit_and_its_words() {

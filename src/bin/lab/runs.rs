@@ -7,7 +7,11 @@
 //!
 //! A lab's events hold what goes through the learner's two functions and
 //! an operator's statements past them (L5.3's direct write, L5.4's
-//! restore); the etcd chapter's leases are not in them, so not drawn here.
+//! restore). Built with the etcd track, the etcd chapter's first scene
+//! (L7.1, a lease that really runs out while its holder is frozen) is drawn
+//! too, on a private cluster of its own, so its tokens (the cluster's
+//! revisions) are the same each time; its workers report their calls, and
+//! the test and etcd what they did, into the same events.
 
 use fencing_lab::claims::facts::wire;
 use fencing_lab::scenes::{Observer, Step, l1, l3, l4, l5};
@@ -83,5 +87,43 @@ pub(crate) fn runs() -> Result<Vec<(&'static str, &'static str, String)>, Halt> 
             let trace = lab.trace();
             Ok((claim, shows, wire::encode(&trace.names(), &trace.events())))
         })
+        .chain(etcd())
         .collect()
+}
+
+/// The etcd chapter's first scene, where the lab is built with the etcd
+/// track: worker 1 frozen about to call apply while its lease runs out,
+/// worker 2 taking the lock and writing, worker 1 woken and refused.
+#[cfg(feature = "etcd")]
+fn etcd() -> Option<Result<(&'static str, &'static str, String), Halt>> {
+    use fencing_lab::etcd::{Cluster, Moment};
+    use fencing_lab::scenes::l7::{self, Lapse, World};
+    let play = || -> Result<String, Halt> {
+        let cluster = Cluster::start()?;
+        let leader = cluster.leader(0)?;
+        let member = cluster.follower_of(&leader);
+        let program = || {
+            std::process::Command::new(
+                std::env::current_exe().unwrap_or_else(|_| "/proc/self/exe".into()),
+            )
+        };
+        let namespace = format!("runs-{}", std::process::id());
+        let mut world = World::new(&Quiet, "L7.1", &cluster, member, namespace, &program)?;
+        l7::frozen_worker_is_refused_as_stale(&Quiet, &mut world, Moment::Acting, Lapse::RunsOut)?;
+        let trace = world.lab.trace();
+        Ok(wire::encode(&trace.names(), &trace.events()))
+    };
+    Some(play().map(|line| {
+        (
+            "L7.1",
+            "on etcd: worker 1 holds the lock and its token, and is frozen about to apply; its lease runs out, worker 2 takes the lock and writes, and worker 1, woken, is refused as stale",
+            line,
+        )
+    }))
+}
+
+/// Without the etcd track, no etcd scene.
+#[cfg(not(feature = "etcd"))]
+fn etcd() -> Option<Result<(&'static str, &'static str, String), Halt>> {
+    None
 }

@@ -1,7 +1,7 @@
 //! `cargo book` (`cargo xtask book`): writes the parts of the book (`book/src/`) and the README
 //! that are read off the lab itself, so that they cannot drift from it, and
 //! draws the key scenes of the lessons (`book/src/runs/`) from a run of the
-//! reference: `cargo run --features solutions -- --runs` plays each scene on
+//! reference: `cargo run --features solutions,etcd -- --runs` plays each scene on
 //! a fresh lab and prints the lab's events, which the class report's own
 //! diagram module draws.
 //!
@@ -141,7 +141,8 @@ fn scene_runs(root: &Path) -> Result<Vec<(String, String, String)>, String> {
             "--package",
             "fencing-lab",
             "--features",
-            "solutions",
+            // The etcd track draws L7.1 too (its cluster is Debian's etcd).
+            "solutions,etcd",
         ])
         .args(["--bin", "lab", "--", "--runs"])
         .output()

@@ -76,7 +76,9 @@ fn find_in(runs: &str, test: &str, ordinal: usize, yours: &str) -> Option<String
 /// or etcd did outside the destination, naming the workers; `None` for
 /// anything else.
 fn anchor_of(names: &[(usize, String)], event: &Event) -> Option<String> {
-    let who = name(names, event.actor())?;
+    // A connection the scene never named matches another unnamed one: each
+    // lab numbers its connections its own way.
+    let who = name(names, event.actor()).unwrap_or_default();
     match event {
         Event::Called { call, .. } => Some(format!("{who}: {call}")),
         Event::Coordinated { what, .. } => {
@@ -125,6 +127,12 @@ mod tests {
                 .contains("C,2,install")
         );
         // Another connection's name, another test, no run: nothing.
+        // Unnamed on both sides: the same call is the twin.
+        let unnamed = "t2\trun\t\tC,1,install,fund-A,2;A,1,installed\nt2\t0\tinstall\t2\n";
+        assert_eq!(
+            find_in(unnamed, "t2", 0, "C,5,install,fund-A,2;A,5,not-higher").as_deref(),
+            Some("C,1,install,fund-A,2;A,1,installed")
+        );
         let theirs = "N,7,worker B;C,7,apply,fund-A,1,r1,5";
         assert_eq!(find_in(runs, "t1", 1, theirs), None);
         assert_eq!(find_in(runs, "t2", 0, yours), None);
